@@ -1,0 +1,140 @@
+//! `lore check`: every rule that keeps the corpus honest, as diagnostics. The
+//! rules read the loaded corpus only; they never touch the file system.
+
+use std::collections::HashSet;
+
+use crate::corpus::{Corpus, Document, Kind, LinkTarget};
+use crate::diagnostic::{self, Diagnostic};
+
+/// Front matter that marks a knowledge file no expansion created (it predates
+/// the expansion plans), so it needs no drop: `drop: none`.
+pub const NO_DROP_KEY: &str = "drop";
+
+/// All diagnostics for a corpus, loading warnings included, sorted by file/line.
+pub fn check_corpus(corpus: &Corpus) -> Vec<Diagnostic> {
+    let mut out = corpus.warnings.clone();
+    for doc in &corpus.documents {
+        check_links(corpus, doc, &mut out);
+        match doc.kind {
+            Kind::Drop => check_drop(corpus, doc, &mut out),
+            Kind::Knowledge => {
+                if doc.described_by.is_none() && doc.meta(NO_DROP_KEY) != Some("none") {
+                    out.push(Diagnostic::warning(
+                        &doc.path,
+                        Some(1),
+                        "no KNOWLEDGE DROP describes this file (add one under drops/, or `drop: none` front matter if no expansion created it)",
+                    ));
+                }
+            }
+            Kind::Index => {}
+        }
+    }
+    check_index(corpus, &mut out);
+    diagnostic::sort(&mut out);
+    out
+}
+
+fn check_links(corpus: &Corpus, doc: &Document, out: &mut Vec<Diagnostic>) {
+    for link in &doc.links {
+        match &link.target {
+            LinkTarget::External(_) => {}
+            LinkTarget::OutsideRoot(dest) => out.push(Diagnostic::error(
+                &doc.path,
+                Some(link.line),
+                format!("link `{dest}` leaves the knowledge root"),
+            )),
+            LinkTarget::Internal { path, anchor } => {
+                if !path.to_ascii_lowercase().ends_with(".md") {
+                    // Not a document (an image, a script): nothing lore can open.
+                    continue;
+                }
+                match corpus.get(path) {
+                    None if doc.kind == Kind::Index => out.push(Diagnostic::warning(
+                        &doc.path,
+                        Some(link.line),
+                        format!("index entry `{path}` has no file"),
+                    )),
+                    None => out.push(Diagnostic::error(
+                        &doc.path,
+                        Some(link.line),
+                        format!("broken link `{}`: no file `{path}`", link.dest),
+                    )),
+                    Some(target) => {
+                        if let Some(anchor) = anchor
+                            && target.section_by_anchor(anchor).is_none()
+                        {
+                            out.push(Diagnostic::error(
+                                &doc.path,
+                                Some(link.line),
+                                format!(
+                                    "broken link `{}`: `{path}` has no heading with anchor `#{anchor}`",
+                                    link.dest
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn check_drop(corpus: &Corpus, doc: &Document, out: &mut Vec<Diagnostic>) {
+    let Some(info) = &doc.drop else { return };
+    match &info.target {
+        None => out.push(Diagnostic::error(
+            &doc.path,
+            Some(info.target_line),
+            "drop names no knowledge file: expected a line `- **File**: [cuda/x.md](../cuda/x.md)`",
+        )),
+        Some(target) => match corpus.get(target) {
+            None => out.push(Diagnostic::error(
+                &doc.path,
+                Some(info.target_line),
+                format!("drop describes `{target}`, which does not exist"),
+            )),
+            Some(file) => {
+                if let Some(claimed) = info.lines
+                    && claimed != file.line_count
+                {
+                    out.push(Diagnostic::warning(
+                        &doc.path,
+                        Some(info.lines_line),
+                        format!(
+                            "drop says `{target}` has {claimed} lines; it has {}",
+                            file.line_count
+                        ),
+                    ));
+                }
+            }
+        },
+    }
+}
+
+fn check_index(corpus: &Corpus, out: &mut Vec<Diagnostic>) {
+    let indexes: Vec<&Document> = corpus
+        .documents
+        .iter()
+        .filter(|d| d.kind == Kind::Index)
+        .collect();
+    let Some(first) = indexes.first() else {
+        return; // A corpus without an index has nothing to compare.
+    };
+    let listed: HashSet<&str> = indexes
+        .iter()
+        .flat_map(|d| d.links.iter())
+        .filter_map(|l| match &l.target {
+            LinkTarget::Internal { path, .. } => Some(path.as_str()),
+            _ => None,
+        })
+        .collect();
+    for doc in &corpus.documents {
+        if doc.kind == Kind::Knowledge && !listed.contains(doc.path.as_str()) {
+            out.push(Diagnostic::warning(
+                &first.path,
+                None,
+                format!("`{}` is not listed in the index", doc.path),
+            ));
+        }
+    }
+}

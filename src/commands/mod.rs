@@ -1,0 +1,76 @@
+//! The edge: each verb turns library results into terminal output and an exit
+//! code. Library code never prints; this is where text meets stdout.
+
+mod check;
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use crate::cli::{Cli, Command};
+use crate::config::Settings;
+
+/// Exit codes shared by every verb.
+pub const EXIT_OK: u8 = 0;
+pub const EXIT_PROBLEMS: u8 = 1;
+pub const EXIT_USAGE: u8 = 2;
+
+/// Runs the parsed command line and returns the process exit code.
+pub fn run(cli: Cli) -> ExitCode {
+    let settings = match Settings::resolve(cli.flags()) {
+        Ok(settings) => settings,
+        Err(err) => {
+            eprintln!("lore: error: {err}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let result = match cli.command {
+        Some(Command::Check) => check::run(&settings),
+        None => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            let _ = cmd.print_help();
+            Ok(EXIT_USAGE)
+        }
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(err) if is_broken_pipe(&err) => ExitCode::from(EXIT_OK),
+        Err(err) => {
+            eprintln!("lore: error: {err:#}");
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.downcast_ref::<io::Error>()
+        .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+}
+
+/// Stdout, locked and buffered: verbs write through this and flush at the end.
+pub fn stdout() -> io::BufWriter<io::StdoutLock<'static>> {
+    io::BufWriter::new(io::stdout().lock())
+}
+
+/// Writes diagnostics compiler-style, `error`/`warning` coloured when asked.
+pub fn write_diagnostics(
+    out: &mut impl Write,
+    diagnostics: &[crate::diagnostic::Diagnostic],
+    color: bool,
+) -> io::Result<()> {
+    use crate::diagnostic::Severity;
+    for d in diagnostics {
+        let location = match d.line {
+            Some(line) => format!("{}:{}", d.path, line),
+            None => d.path.clone(),
+        };
+        let label = match (color, d.severity) {
+            (false, s) => s.to_string(),
+            (true, Severity::Error) => "\x1b[1;31merror\x1b[0m".to_string(),
+            (true, Severity::Warning) => "\x1b[1;33mwarning\x1b[0m".to_string(),
+        };
+        let message = crate::text::sanitize(&d.message);
+        let location = crate::text::sanitize(&location);
+        writeln!(out, "{location}: {label}: {message}")?;
+    }
+    Ok(())
+}

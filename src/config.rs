@@ -1,0 +1,278 @@
+//! Where lore keeps things and what the user asked for: platform directories,
+//! `config.toml`, environment variables and global flags, merged into one
+//! `Settings`. Nothing here creates a file or folder: the config file is read if
+//! the user made it, never written.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use directories::ProjectDirs;
+use serde::Deserialize;
+
+use crate::diagnostic::Diagnostic;
+use crate::sources::{BUILTIN_KNOWLEDGE, BUILTIN_TREES, SourceError, SourceSet};
+
+/// Environment variable: a path list of knowledge overlay folders.
+pub const ENV_KNOWLEDGE: &str = "LORE_KNOWLEDGE";
+/// Environment variable: one folder holding config.toml, cache/, data/ and
+/// state/ instead of the platform directories (tests, portable installs).
+pub const ENV_HOME: &str = "LORE_HOME";
+
+/// The platform folders lore may use.
+#[derive(Debug, Clone)]
+pub struct Paths {
+    pub config_file: Option<PathBuf>,
+    pub cache_dir: Option<PathBuf>,
+    pub data_dir: Option<PathBuf>,
+    pub state_dir: Option<PathBuf>,
+}
+
+impl Paths {
+    pub fn discover() -> Paths {
+        if let Some(home) = std::env::var_os(ENV_HOME).filter(|h| !h.is_empty()) {
+            let home = PathBuf::from(home);
+            return Paths {
+                config_file: Some(home.join("config.toml")),
+                cache_dir: Some(home.join("cache")),
+                data_dir: Some(home.join("data")),
+                state_dir: Some(home.join("state")),
+            };
+        }
+        match ProjectDirs::from("", "", "lore") {
+            Some(dirs) => Paths {
+                config_file: Some(dirs.config_dir().join("config.toml")),
+                cache_dir: Some(dirs.cache_dir().to_path_buf()),
+                data_dir: Some(dirs.data_dir().to_path_buf()),
+                state_dir: Some(
+                    dirs.state_dir()
+                        .unwrap_or_else(|| dirs.cache_dir())
+                        .to_path_buf(),
+                ),
+            },
+            None => Paths {
+                config_file: None,
+                cache_dir: None,
+                data_dir: None,
+                state_dir: None,
+            },
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum ThemeName {
+    #[default]
+    Dark,
+    Light,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ColorChoice {
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+/// `config.toml`. Unknown keys are an error so a typo is reported, not ignored.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default)]
+    pub knowledge_dirs: Vec<PathBuf>,
+    #[serde(default)]
+    pub trees_dirs: Vec<PathBuf>,
+    pub theme: Option<ThemeName>,
+    /// Capture the mouse in the TUI from the start (it blocks text selection).
+    pub mouse: Option<bool>,
+    /// Key binding overrides, checked by the TUI's key table.
+    #[serde(default)]
+    pub keys: toml::Table,
+}
+
+impl Config {
+    /// Reads the config file if it exists. A file that cannot be parsed is a
+    /// warning naming its line; the defaults stay.
+    pub fn load(path: Option<&Path>) -> (Config, Vec<Diagnostic>) {
+        let Some(path) = path else {
+            return (Config::default(), Vec::new());
+        };
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                return (Config::default(), Vec::new());
+            }
+            Err(err) => {
+                let d = Diagnostic::warning(
+                    path.display().to_string(),
+                    None,
+                    format!("cannot read config, using defaults: {err}"),
+                );
+                return (Config::default(), vec![d]);
+            }
+        };
+        match toml::from_str::<Config>(&text) {
+            Ok(mut config) => {
+                let base = path.parent().unwrap_or(Path::new("."));
+                for dir in config
+                    .knowledge_dirs
+                    .iter_mut()
+                    .chain(config.trees_dirs.iter_mut())
+                {
+                    *dir = expand_path(dir, base);
+                }
+                (config, Vec::new())
+            }
+            Err(err) => {
+                let line = err
+                    .span()
+                    .map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
+                let message = err.message().trim().to_string();
+                let d = Diagnostic::warning(
+                    path.display().to_string(),
+                    line,
+                    format!("invalid config, using defaults: {message}"),
+                );
+                (Config::default(), vec![d])
+            }
+        }
+    }
+}
+
+/// `~/x` is relative to the home folder, a relative path to the config file.
+fn expand_path(path: &Path, base: &Path) -> PathBuf {
+    if let Ok(rest) = path.strip_prefix("~")
+        && let Some(home) = std::env::var_os("HOME")
+    {
+        return PathBuf::from(home).join(rest);
+    }
+    if path.is_relative() {
+        base.join(path)
+    } else {
+        path.to_path_buf()
+    }
+}
+
+/// What the global flags asked for, before it is merged with config and env.
+#[derive(Debug, Clone, Default)]
+pub struct Flags {
+    pub knowledge: Vec<PathBuf>,
+    pub trees: Vec<PathBuf>,
+    pub no_builtin: bool,
+    pub color: ColorChoice,
+    pub theme: Option<ThemeName>,
+}
+
+/// Everything a command needs to know about where things are and how to look.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub knowledge: SourceSet,
+    pub trees: SourceSet,
+    pub color: bool,
+    pub theme: ThemeName,
+    pub paths: Paths,
+    pub config: Config,
+    /// Config problems, shown by `lore check` and the TUI.
+    pub warnings: Vec<Diagnostic>,
+}
+
+impl Settings {
+    /// Merges config file, environment and flags. Overlays apply in that order,
+    /// so a `--knowledge` folder shadows one from the environment or the config.
+    /// An overlay folder that does not exist is a usage error.
+    pub fn resolve(flags: Flags) -> Result<Settings, SourceError> {
+        let paths = Paths::discover();
+        let (config, warnings) = Config::load(paths.config_file.as_deref());
+
+        let config_knowledge = SourceSet {
+            builtin: None,
+            overlays: config.knowledge_dirs.clone(),
+        };
+        config_knowledge.validate("config.toml knowledge_dirs:")?;
+        let env_dirs: Vec<PathBuf> = std::env::var_os(ENV_KNOWLEDGE)
+            .map(|v| {
+                std::env::split_paths(&v)
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        SourceSet {
+            builtin: None,
+            overlays: env_dirs.clone(),
+        }
+        .validate("LORE_KNOWLEDGE:")?;
+        let flag_knowledge = SourceSet {
+            builtin: None,
+            overlays: flags.knowledge.clone(),
+        };
+        flag_knowledge.validate("--knowledge")?;
+
+        let trees_config = SourceSet {
+            builtin: None,
+            overlays: config.trees_dirs.clone(),
+        };
+        trees_config.validate("config.toml trees_dirs:")?;
+        let trees_flag = SourceSet {
+            builtin: None,
+            overlays: flags.trees.clone(),
+        };
+        trees_flag.validate("--trees")?;
+
+        let knowledge = SourceSet {
+            builtin: (!flags.no_builtin).then_some(&BUILTIN_KNOWLEDGE),
+            overlays: [config.knowledge_dirs.clone(), env_dirs, flags.knowledge].concat(),
+        };
+        let trees = SourceSet {
+            builtin: (!flags.no_builtin).then_some(&BUILTIN_TREES),
+            overlays: [config.trees_dirs.clone(), flags.trees].concat(),
+        };
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let color = match flags.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => !no_color && std::io::stdout().is_terminal(),
+        };
+        let theme = flags.theme.or(config.theme).unwrap_or_default();
+        Ok(Settings {
+            knowledge,
+            trees,
+            color,
+            theme,
+            paths,
+            config,
+            warnings,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_config_is_a_warning_with_a_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, "theme = \"dark\"\nknowledge_dirz = []\n").unwrap();
+        let (config, warnings) = Config::load(Some(&path));
+        assert!(config.knowledge_dirs.is_empty());
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(warnings[0].line, Some(2));
+        assert!(
+            warnings[0].message.contains("knowledge_dirz"),
+            "{}",
+            warnings[0]
+        );
+    }
+
+    #[test]
+    fn relative_dirs_are_relative_to_the_config_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, "knowledge_dirs = [\"notes\"]\n").unwrap();
+        let (config, warnings) = Config::load(Some(&path));
+        assert!(warnings.is_empty());
+        assert_eq!(config.knowledge_dirs, vec![dir.path().join("notes")]);
+    }
+}

@@ -1,0 +1,605 @@
+//! One Markdown file understood: title, kind, heading tree with anchors, links,
+//! code blocks. This is the only place that parses Markdown structure for the
+//! corpus; search, rendering and checks all read `Document`.
+
+use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+
+use super::drop::DropInfo;
+use super::slug::Slugger;
+use crate::sources::{Origin, SourceFile, Stamp};
+
+/// What a file is for, from its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    Knowledge,
+    /// `KNOWLEDGE-DROP-*.md`: the record of one expansion that created a file.
+    Drop,
+    /// `INDEX.md`: the table of contents of the corpus.
+    Index,
+}
+
+impl Kind {
+    pub fn of(path: &str) -> Kind {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        if name.starts_with("KNOWLEDGE-DROP-") {
+            Kind::Drop
+        } else if name.eq_ignore_ascii_case("INDEX.md") {
+            Kind::Index
+        } else {
+            Kind::Knowledge
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Knowledge => "knowledge",
+            Kind::Drop => "drop",
+            Kind::Index => "index",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Kind> {
+        match s {
+            "knowledge" => Some(Kind::Knowledge),
+            "drop" => Some(Kind::Drop),
+            "index" => Some(Kind::Index),
+            _ => None,
+        }
+    }
+}
+
+/// A heading and the text under it. Lines are 1-based and count the whole file,
+/// front matter included, so they match what an editor shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    pub level: u8,
+    pub title: String,
+    pub anchor: String,
+    /// The heading's line.
+    pub line: usize,
+    /// Last line before the next heading of the same or a higher level (or the
+    /// file's last line): the section with its subsections.
+    pub end_line: usize,
+    /// Last line before the next heading of any level: the section's own text.
+    pub own_end_line: usize,
+    /// Index of the enclosing section in `Document::sections`.
+    pub parent: Option<usize>,
+}
+
+/// Where a link points once resolved against its document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkTarget {
+    /// A URL with a scheme (`https:`, `mailto:` …): shown, never followed by lore.
+    External(String),
+    /// A file in the corpus (an id) and an optional anchor in it. A bare `#x`
+    /// link resolves to the document itself.
+    Internal {
+        path: String,
+        anchor: Option<String>,
+    },
+    /// A relative path that climbs above the knowledge root.
+    OutsideRoot(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    pub text: String,
+    /// The destination as written.
+    pub dest: String,
+    pub target: LinkTarget,
+    pub line: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodeBlock {
+    /// First word of the fence's info string, if any (`bash`, `dockerfile` …).
+    pub lang: Option<String>,
+    /// Line of the opening fence.
+    pub line: usize,
+    /// Line of the closing fence (or the last code line).
+    pub end_line: usize,
+    pub code: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Document {
+    /// Path relative to its knowledge root with `/` separators: the id.
+    pub path: String,
+    pub title: String,
+    pub kind: Kind,
+    pub origin: Origin,
+    pub stamp: Option<Stamp>,
+    /// The whole file as read.
+    pub text: String,
+    /// Byte offset where the Markdown body starts (after any front matter).
+    pub body_offset: usize,
+    /// `key: value` (YAML) or `key = value` (TOML) pairs of the front matter.
+    pub front_matter: Vec<(String, String)>,
+    pub sections: Vec<Section>,
+    pub links: Vec<Link>,
+    pub code_blocks: Vec<CodeBlock>,
+    pub line_count: usize,
+    /// For drops: what the drop records.
+    pub drop: Option<DropInfo>,
+    /// For knowledge files: the id of the drop that describes this file. Set when
+    /// the corpus is assembled.
+    pub described_by: Option<String>,
+}
+
+/// The pulldown-cmark extensions every reader of the corpus uses.
+pub fn markdown_options() -> Options {
+    Options::ENABLE_TABLES
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_HEADING_ATTRIBUTES
+}
+
+impl Document {
+    pub fn parse(file: SourceFile) -> Document {
+        let SourceFile {
+            rel,
+            origin,
+            text,
+            stamp,
+        } = file;
+        let (body_offset, front_matter) = split_front_matter(&text);
+        let lines = LineIndex::new(&text);
+        let body = &text[body_offset..];
+        let mut parsed = Parsed::default();
+        parse_body(&rel, body, body_offset, &lines, &mut parsed);
+        let line_count = lines.count();
+        finish_sections(&mut parsed.sections, line_count);
+        let title = parsed
+            .sections
+            .iter()
+            .find(|s| s.level == 1)
+            .map(|s| s.title.clone())
+            .unwrap_or_else(|| file_stem(&rel));
+        let kind = Kind::of(&rel);
+        let mut doc = Document {
+            path: rel,
+            title,
+            kind,
+            origin,
+            stamp,
+            body_offset,
+            front_matter,
+            sections: parsed.sections,
+            links: parsed.links,
+            code_blocks: parsed.code_blocks,
+            line_count,
+            drop: None,
+            described_by: None,
+            text,
+        };
+        if kind == Kind::Drop {
+            doc.drop = Some(DropInfo::from_document(&doc));
+        }
+        doc
+    }
+
+    /// The Markdown body without front matter.
+    pub fn body(&self) -> &str {
+        &self.text[self.body_offset..]
+    }
+
+    pub fn section_by_anchor(&self, anchor: &str) -> Option<&Section> {
+        self.sections.iter().find(|s| s.anchor == anchor)
+    }
+
+    /// A front-matter value by key.
+    pub fn meta(&self, key: &str) -> Option<&str> {
+        self.front_matter
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// `Title › Parent › Section` for the section at `index`.
+    pub fn heading_path(&self, index: usize) -> Vec<&str> {
+        let mut path = Vec::new();
+        let mut at = Some(index);
+        while let Some(i) = at {
+            let section = &self.sections[i];
+            path.push(section.title.as_str());
+            at = section.parent;
+        }
+        path.reverse();
+        path
+    }
+
+    /// The file's text of lines `first..=last` (1-based).
+    pub fn lines(&self, first: usize, last: usize) -> impl Iterator<Item = &str> {
+        self.text
+            .lines()
+            .skip(first.saturating_sub(1))
+            .take(last.saturating_sub(first) + 1)
+    }
+}
+
+fn file_stem(rel: &str) -> String {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    name.strip_suffix(".md")
+        .or_else(|| name.strip_suffix(".MD"))
+        .unwrap_or(name)
+        .to_string()
+}
+
+/// Byte offsets of line starts, for turning parser offsets into line numbers.
+struct LineIndex {
+    starts: Vec<usize>,
+    len: usize,
+}
+
+impl LineIndex {
+    fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        if starts.len() > 1 && *starts.last().unwrap_or(&0) == text.len() {
+            starts.pop();
+        }
+        Self {
+            starts,
+            len: text.len(),
+        }
+    }
+
+    /// 1-based line of a byte offset.
+    fn line(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&s| s <= offset.min(self.len))
+    }
+
+    fn count(&self) -> usize {
+        if self.len == 0 { 0 } else { self.starts.len() }
+    }
+}
+
+/// Finds YAML (`---`) or TOML (`+++`) front matter at the very start of a file.
+/// Returns where the body starts and the simple key/value pairs found.
+fn split_front_matter(text: &str) -> (usize, Vec<(String, String)>) {
+    let fence = if text.starts_with("---\n") || text.starts_with("---\r\n") {
+        "---"
+    } else if text.starts_with("+++\n") || text.starts_with("+++\r\n") {
+        "+++"
+    } else {
+        return (0, Vec::new());
+    };
+    let mut offset = text.find('\n').map_or(text.len(), |i| i + 1);
+    let mut pairs = Vec::new();
+    for line in text[offset..].split_inclusive('\n') {
+        offset += line.len();
+        let trimmed = line.trim_end();
+        if trimmed == fence || (fence == "---" && trimmed == "...") {
+            return (offset, pairs);
+        }
+        let sep = if fence == "---" { ':' } else { '=' };
+        if let Some((key, value)) = trimmed.split_once(sep)
+            && !key.starts_with([' ', '\t', '#', '-'])
+        {
+            let value = value.trim().trim_matches('"').trim_matches('\'');
+            pairs.push((key.trim().to_string(), value.to_string()));
+        }
+    }
+    // An opening fence with no closing one is not front matter.
+    (0, Vec::new())
+}
+
+#[derive(Default)]
+struct Parsed {
+    sections: Vec<Section>,
+    links: Vec<Link>,
+    code_blocks: Vec<CodeBlock>,
+}
+
+fn parse_body(path: &str, body: &str, base: usize, lines: &LineIndex, out: &mut Parsed) {
+    let mut slugger = Slugger::default();
+    let mut heading: Option<(u8, usize, Option<String>, String)> = None;
+    let mut link: Option<(String, usize, String)> = None;
+    let mut code: Option<(Option<String>, usize, String)> = None;
+    let mut stack: Vec<usize> = Vec::new();
+
+    for (event, range) in Parser::new_ext(body, markdown_options()).into_offset_iter() {
+        let line = lines.line(base + range.start);
+        match event {
+            Event::Start(Tag::Heading { level, id, .. }) => {
+                heading = Some((
+                    level_number(level),
+                    line,
+                    id.map(|s| s.to_string()),
+                    String::new(),
+                ));
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some((level, line, id, title)) = heading.take() {
+                    let title = title.trim().to_string();
+                    let anchor = match id {
+                        Some(id) => {
+                            slugger.unique(&id);
+                            id
+                        }
+                        None => slugger.unique(&title),
+                    };
+                    while let Some(&top) = stack.last() {
+                        if out.sections[top].level >= level {
+                            stack.pop();
+                        } else {
+                            break;
+                        }
+                    }
+                    out.sections.push(Section {
+                        level,
+                        title,
+                        anchor,
+                        line,
+                        end_line: line,
+                        own_end_line: line,
+                        parent: stack.last().copied(),
+                    });
+                    stack.push(out.sections.len() - 1);
+                }
+            }
+            Event::Start(Tag::Link { dest_url, .. }) => {
+                link = Some((dest_url.to_string(), line, String::new()));
+            }
+            Event::End(TagEnd::Link) => {
+                if let Some((dest, line, text)) = link.take() {
+                    let target = resolve(path, &dest);
+                    out.links.push(Link {
+                        text,
+                        dest,
+                        target,
+                        line,
+                    });
+                }
+            }
+            Event::Start(Tag::CodeBlock(kind)) => {
+                let lang = match kind {
+                    CodeBlockKind::Fenced(info) => info
+                        .split(|c: char| c.is_whitespace() || c == ',' || c == '{')
+                        .next()
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_string),
+                    CodeBlockKind::Indented => None,
+                };
+                code = Some((lang, line, String::new()));
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                if let Some((lang, start, text)) = code.take() {
+                    let end = lines.line(base + range.end.saturating_sub(1)).max(start);
+                    out.code_blocks.push(CodeBlock {
+                        lang,
+                        line: start,
+                        end_line: end,
+                        code: text,
+                    });
+                }
+            }
+            Event::Text(text) | Event::Code(text) => {
+                if let Some((_, _, _, title)) = heading.as_mut() {
+                    title.push_str(&text);
+                }
+                if let Some((_, _, link_text)) = link.as_mut() {
+                    link_text.push_str(&text);
+                }
+                if let Some((_, _, code_text)) = code.as_mut() {
+                    code_text.push_str(&text);
+                }
+            }
+            Event::SoftBreak | Event::HardBreak => {
+                if let Some((_, _, _, title)) = heading.as_mut() {
+                    title.push(' ');
+                }
+                if let Some((_, _, link_text)) = link.as_mut() {
+                    link_text.push(' ');
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn level_number(level: HeadingLevel) -> u8 {
+    match level {
+        HeadingLevel::H1 => 1,
+        HeadingLevel::H2 => 2,
+        HeadingLevel::H3 => 3,
+        HeadingLevel::H4 => 4,
+        HeadingLevel::H5 => 5,
+        HeadingLevel::H6 => 6,
+    }
+}
+
+fn finish_sections(sections: &mut [Section], line_count: usize) {
+    let last = line_count.max(1);
+    for i in 0..sections.len() {
+        let level = sections[i].level;
+        let line = sections[i].line;
+        sections[i].own_end_line = sections
+            .get(i + 1)
+            .map_or(last, |next| next.line.saturating_sub(1).max(line));
+        sections[i].end_line = sections[i + 1..]
+            .iter()
+            .find(|s| s.level <= level)
+            .map_or(last, |next| next.line.saturating_sub(1).max(line));
+    }
+}
+
+/// Resolves a link destination written in document `from` (an id).
+pub fn resolve(from: &str, dest: &str) -> LinkTarget {
+    let dest = dest.trim();
+    if has_scheme(dest) {
+        return LinkTarget::External(dest.to_string());
+    }
+    let (path_part, anchor) = match dest.split_once('#') {
+        Some((p, a)) => (p, Some(percent_decode(a))),
+        None => (dest, None),
+    };
+    let path_part = path_part.split('?').next().unwrap_or("");
+    let anchor = anchor.filter(|a| !a.is_empty());
+    if path_part.is_empty() {
+        return LinkTarget::Internal {
+            path: from.to_string(),
+            anchor,
+        };
+    }
+    let decoded = percent_decode(path_part);
+    let mut parts: Vec<&str> = if decoded.starts_with('/') {
+        Vec::new()
+    } else {
+        from.split('/').collect()
+    };
+    if !decoded.starts_with('/') {
+        parts.pop(); // the document's own file name
+    }
+    for component in decoded.split('/') {
+        match component {
+            "" | "." => {}
+            ".." => {
+                if parts.pop().is_none() {
+                    return LinkTarget::OutsideRoot(dest.to_string());
+                }
+            }
+            other => parts.push(other),
+        }
+    }
+    LinkTarget::Internal {
+        path: parts.join("/"),
+        anchor,
+    }
+}
+
+fn has_scheme(dest: &str) -> bool {
+    let Some((scheme, _)) = dest.split_once(':') else {
+        return false;
+    };
+    let mut chars = scheme.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
+        {
+            out.push(h * 16 + l);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn hex(b: u8) -> Option<u8> {
+    (b as char).to_digit(16).map(|d| d as u8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(path: &str, text: &str) -> Document {
+        Document::parse(SourceFile {
+            rel: path.to_string(),
+            origin: Origin::Builtin,
+            text: text.to_string(),
+            stamp: None,
+        })
+    }
+
+    #[test]
+    fn sections_have_levels_lines_and_parents() {
+        let d = doc(
+            "cuda/a.md",
+            "# Title\n\nintro\n\n## What is CUPTI?\ntext\n### Deeper\nmore\n## CUDA 12.4 vs 12.6\nend\n",
+        );
+        assert_eq!(d.title, "Title");
+        let s: Vec<_> = d
+            .sections
+            .iter()
+            .map(|s| {
+                (
+                    s.level,
+                    s.anchor.as_str(),
+                    s.line,
+                    s.end_line,
+                    s.own_end_line,
+                    s.parent,
+                )
+            })
+            .collect();
+        assert_eq!(
+            s,
+            vec![
+                (1, "title", 1, 10, 4, None),
+                (2, "what-is-cupti", 5, 8, 6, Some(0)),
+                (3, "deeper", 7, 8, 8, Some(1)),
+                (2, "cuda-124-vs-126", 9, 10, 10, Some(0)),
+            ]
+        );
+        assert_eq!(d.heading_path(2), vec!["Title", "What is CUPTI?", "Deeper"]);
+    }
+
+    #[test]
+    fn title_falls_back_to_stem_and_front_matter_is_skipped() {
+        let d = doc(
+            "notes/x-y.md",
+            "---\ntitle: nope\ndrop: none\n---\n## Only h2\n",
+        );
+        assert_eq!(d.title, "x-y");
+        assert_eq!(d.meta("drop"), Some("none"));
+        assert_eq!(d.sections[0].line, 5);
+        assert!(!d.body().contains("title: nope"));
+    }
+
+    #[test]
+    fn links_resolve_relative_to_the_document() {
+        let d = doc(
+            "cuda/a.md",
+            "see [b](b.md#x), [up](../investigations/c.md), [self](#t), [web](https://x.org/a#b),\n[out](../../etc/passwd.md), [abs](/cuda/d.md)\n",
+        );
+        let targets: Vec<_> = d.links.iter().map(|l| (l.target.clone(), l.line)).collect();
+        let internal = |p: &str, a: Option<&str>| LinkTarget::Internal {
+            path: p.into(),
+            anchor: a.map(Into::into),
+        };
+        assert_eq!(
+            targets,
+            vec![
+                (internal("cuda/b.md", Some("x")), 1),
+                (internal("investigations/c.md", None), 1),
+                (internal("cuda/a.md", Some("t")), 1),
+                (LinkTarget::External("https://x.org/a#b".into()), 1),
+                (LinkTarget::OutsideRoot("../../etc/passwd.md".into()), 2),
+                (internal("cuda/d.md", None), 2),
+            ]
+        );
+    }
+
+    #[test]
+    fn code_blocks_record_language_and_lines() {
+        let d = doc(
+            "a.md",
+            "# T\n\n```dockerfile\nFROM x\nRUN y\n```\n\n    indented\n",
+        );
+        assert_eq!(d.code_blocks.len(), 2);
+        assert_eq!(d.code_blocks[0].lang.as_deref(), Some("dockerfile"));
+        assert_eq!((d.code_blocks[0].line, d.code_blocks[0].end_line), (3, 6));
+        assert_eq!(d.code_blocks[0].code, "FROM x\nRUN y\n");
+        assert_eq!(d.code_blocks[1].lang, None);
+    }
+
+    #[test]
+    fn kinds_come_from_names() {
+        assert_eq!(Kind::of("drops/KNOWLEDGE-DROP-x-2026-01-01.md"), Kind::Drop);
+        assert_eq!(Kind::of("INDEX.md"), Kind::Index);
+        assert_eq!(Kind::of("cuda/12-x.md"), Kind::Knowledge);
+    }
+}

@@ -1,0 +1,143 @@
+//! KNOWLEDGE DROP records: which knowledge file an expansion created, when, with
+//! what status and sources. The fields are `- **Field**: value` bullets near the
+//! top of the drop (see `knowledge/drops/`).
+
+use super::document::{Document, LinkTarget};
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DropInfo {
+    /// Id of the knowledge file the drop describes, from its `File` field.
+    pub target: Option<String>,
+    /// Line of the `File` field (or 1), for messages about the target.
+    pub target_line: usize,
+    pub expansion: Option<String>,
+    pub date: Option<String>,
+    pub timestamp: Option<String>,
+    pub status: Option<String>,
+    /// The line count the drop claims for its file.
+    pub lines: Option<usize>,
+    pub lines_line: usize,
+    /// External links under the drop's `Sources` heading.
+    pub sources: Vec<String>,
+}
+
+impl DropInfo {
+    pub fn from_document(doc: &Document) -> DropInfo {
+        let mut info = DropInfo {
+            target_line: 1,
+            lines_line: 1,
+            ..DropInfo::default()
+        };
+        for (index, raw) in doc.text.lines().enumerate() {
+            let line = index + 1;
+            let Some((name, value)) = field(raw) else {
+                continue;
+            };
+            match name.to_ascii_lowercase().as_str() {
+                "file" => {
+                    info.target_line = line;
+                    info.target = doc
+                        .links
+                        .iter()
+                        .find(|l| l.line == line)
+                        .and_then(|l| match &l.target {
+                            LinkTarget::Internal { path, .. } => Some(path.clone()),
+                            _ => None,
+                        });
+                }
+                "expansion" => info.expansion = Some(value.to_string()),
+                "date" => info.date = Some(value.to_string()),
+                "timestamp" => info.timestamp = Some(value.to_string()),
+                "status" => info.status = Some(value.to_string()),
+                "lines" => {
+                    info.lines_line = line;
+                    info.lines = value
+                        .split(|c: char| !c.is_ascii_digit())
+                        .find(|s| !s.is_empty())
+                        .and_then(|s| s.parse().ok());
+                }
+                _ => {}
+            }
+        }
+        if let Some(sources) = doc
+            .sections
+            .iter()
+            .find(|s| s.title.eq_ignore_ascii_case("sources"))
+        {
+            info.sources = doc
+                .links
+                .iter()
+                .filter(|l| l.line > sources.line && l.line <= sources.end_line)
+                .filter_map(|l| match &l.target {
+                    LinkTarget::External(url) => Some(url.clone()),
+                    _ => None,
+                })
+                .collect();
+            // Bare URLs in a list are sources too.
+            for text_line in doc.lines(sources.line + 1, sources.end_line) {
+                for word in text_line.split_whitespace() {
+                    let word = word.trim_matches(|c| matches!(c, '<' | '>' | '(' | ')' | ','));
+                    if (word.starts_with("https://") || word.starts_with("http://"))
+                        && !info.sources.iter().any(|s| s == word)
+                    {
+                        info.sources.push(word.to_string());
+                    }
+                }
+            }
+        }
+        info
+    }
+}
+
+/// `- **Name**: value` or `**Name:** value` → (Name, value).
+fn field(line: &str) -> Option<(&str, &str)> {
+    let line = line.trim_start();
+    let line = line
+        .strip_prefix("- ")
+        .or_else(|| line.strip_prefix("* "))
+        .unwrap_or(line);
+    let rest = line.strip_prefix("**")?;
+    let (name, after) = rest.split_once("**")?;
+    let (name, value) = match name.strip_suffix(':') {
+        Some(name) => (name, after),
+        None => (name, after.strip_prefix(':')?),
+    };
+    Some((name.trim(), value.trim()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sources::{Origin, SourceFile};
+
+    #[test]
+    fn reads_fields_target_and_sources() {
+        let text = "# KNOWLEDGE DROP: CUPTI\n\n- **File**: [cuda/20-x.md](../cuda/20-x.md)\n- **Date**: 2026-11-22\n- **Status**: COMPLETE\n- **Lines**: 412\n\n## Sources\n- https://docs.nvidia.com/cupti/ — overview\n- [PyPI](https://pypi.org/project/torch/)\n";
+        let doc = Document::parse(SourceFile {
+            rel: "drops/KNOWLEDGE-DROP-cupti-2026-11-22.md".into(),
+            origin: Origin::Builtin,
+            text: text.into(),
+            stamp: None,
+        });
+        let info = doc.drop.expect("a drop");
+        assert_eq!(info.target.as_deref(), Some("cuda/20-x.md"));
+        assert_eq!(info.target_line, 3);
+        assert_eq!(info.date.as_deref(), Some("2026-11-22"));
+        assert_eq!(info.status.as_deref(), Some("COMPLETE"));
+        assert_eq!(info.lines, Some(412));
+        assert_eq!(
+            info.sources,
+            vec![
+                "https://pypi.org/project/torch/",
+                "https://docs.nvidia.com/cupti/"
+            ]
+        );
+    }
+
+    #[test]
+    fn field_forms() {
+        assert_eq!(field("- **Date**: 2026"), Some(("Date", "2026")));
+        assert_eq!(field("**Status:** done"), Some(("Status", "done")));
+        assert_eq!(field("plain text"), None);
+    }
+}

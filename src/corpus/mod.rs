@@ -1,0 +1,126 @@
+//! The knowledge corpus: every Markdown file from the built-in folder and the
+//! overlays, parsed into `Document`s, with drops linked to the files they
+//! describe. Everything downstream (search, rendering, checks, the TUI) reads
+//! from here and never touches the files again.
+
+mod document;
+mod drop;
+mod slug;
+
+pub use document::{
+    CodeBlock, Document, Kind, Link, LinkTarget, Section, markdown_options, resolve,
+};
+pub use drop::DropInfo;
+pub use slug::{Slugger, slug};
+
+use std::collections::HashMap;
+
+use crate::diagnostic::Diagnostic;
+use crate::sources::SourceSet;
+
+#[derive(Debug, Default)]
+pub struct Corpus {
+    /// Sorted by path.
+    pub documents: Vec<Document>,
+    by_path: HashMap<String, usize>,
+    /// Problems met while loading (unreadable files and the like).
+    pub warnings: Vec<Diagnostic>,
+}
+
+impl Corpus {
+    /// Loads every `.md` file of the sources. Never fails: a file that cannot be
+    /// used is a warning and is skipped.
+    pub fn load(sources: &SourceSet) -> Corpus {
+        let (files, warnings) = sources.collect("md");
+        let documents = files.into_iter().map(Document::parse).collect();
+        Corpus::from_documents(documents, warnings)
+    }
+
+    pub fn from_documents(mut documents: Vec<Document>, warnings: Vec<Diagnostic>) -> Corpus {
+        documents.sort_by(|a, b| a.path.cmp(&b.path));
+        let by_path: HashMap<String, usize> = documents
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.path.clone(), i))
+            .collect();
+        // Link each knowledge file to the drop that describes it. With several
+        // drops for one file, the last by path (the newest date) wins.
+        let mut described: Vec<(usize, String)> = Vec::new();
+        for doc in &documents {
+            if let Some(target) = doc.drop.as_ref().and_then(|d| d.target.as_ref())
+                && let Some(&i) = by_path.get(target)
+            {
+                described.push((i, doc.path.clone()));
+            }
+        }
+        for (i, drop_path) in described {
+            documents[i].described_by = Some(drop_path);
+        }
+        Corpus {
+            documents,
+            by_path,
+            warnings,
+        }
+    }
+
+    pub fn get(&self, path: &str) -> Option<&Document> {
+        self.by_path.get(path).map(|&i| &self.documents[i])
+    }
+
+    pub fn index_of(&self, path: &str) -> Option<usize> {
+        self.by_path.get(path).copied()
+    }
+
+    pub fn len(&self) -> usize {
+        self.documents.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.documents.is_empty()
+    }
+
+    /// The drop describing `doc`, or, for a drop, the file it describes.
+    pub fn companion(&self, doc: &Document) -> Option<&Document> {
+        match doc.kind {
+            Kind::Drop => doc
+                .drop
+                .as_ref()
+                .and_then(|d| d.target.as_deref())
+                .and_then(|p| self.get(p)),
+            _ => doc.described_by.as_deref().and_then(|p| self.get(p)),
+        }
+    }
+
+    /// Paths closest to `query`, best first: for "did you mean" messages.
+    pub fn closest_paths(&self, query: &str, limit: usize) -> Vec<&str> {
+        let query = query.to_lowercase();
+        let mut scored: Vec<(usize, &str)> = self
+            .documents
+            .iter()
+            .map(|d| (distance(&query, &d.path.to_lowercase()), d.path.as_str()))
+            .collect();
+        scored.sort();
+        scored.into_iter().take(limit).map(|(_, p)| p).collect()
+    }
+}
+
+/// Edit distance, with a bonus when one string contains the other, so a partial
+/// name such as `cupti` ranks the file that contains it first.
+fn distance(a: &str, b: &str) -> usize {
+    if b.contains(a) {
+        return b.len() - a.len();
+    }
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for i in 1..=a.len() {
+        cur[0] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()] + 1000
+}

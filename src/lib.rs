@@ -1,0 +1,26 @@
+//! lore: an offline knowledge browser and decision assistant for people who
+//! build and debug CUDA, Docker and PyTorch software.
+//!
+//! Data flows one way:
+//!
+//! ```text
+//! files (built-in + overlays)   sources
+//!        │
+//!        ▼
+//! Document / Corpus             corpus      (the only Markdown structure parser)
+//!        │
+//!        ├──► check             lore check
+//!        ▼
+//! CLI verbs / TUI               commands
+//! ```
+//!
+//! Lower layers never import `commands` or `cli`.
+
+pub mod check;
+pub mod cli;
+pub mod commands;
+pub mod config;
+pub mod corpus;
+pub mod diagnostic;
+pub mod sources;
+pub mod text;

@@ -1,0 +1,75 @@
+//! Making file text safe for a terminal. Text from knowledge files and trees is
+//! untrusted: an ESC byte in a Markdown file must never become an escape
+//! sequence on the user's screen (OSC 52 could write their clipboard, OSC 8
+//! could disguise a link). Every path from file text to the terminal goes
+//! through `sanitize`.
+
+/// Replaces control characters with visible caret notation (`^[` for ESC,
+/// `^?` for DEL, `<U+0085>` style for C1 controls) and expands tabs to spaces.
+/// Newlines are kept.
+pub fn sanitize(text: &str) -> String {
+    if !text.chars().any(needs_escape) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut column = 0usize;
+    for ch in text.chars() {
+        match ch {
+            '\n' => {
+                out.push('\n');
+                column = 0;
+                continue;
+            }
+            '\t' => {
+                let spaces = 4 - column % 4;
+                out.extend(std::iter::repeat_n(' ', spaces));
+                column += spaces;
+                continue;
+            }
+            c if (c as u32) < 0x20 => {
+                out.push('^');
+                out.push(char::from(b'@' + c as u8));
+                column += 2;
+                continue;
+            }
+            '\u{7f}' => {
+                out.push_str("^?");
+                column += 2;
+                continue;
+            }
+            c if ('\u{80}'..='\u{9f}').contains(&c) => {
+                let shown = format!("<U+{:04X}>", c as u32);
+                column += shown.len();
+                out.push_str(&shown);
+                continue;
+            }
+            c => out.push(c),
+        }
+        column += 1;
+    }
+    out
+}
+
+/// True for characters `sanitize` changes.
+pub fn needs_escape(ch: char) -> bool {
+    (ch < ' ' && ch != '\n') || ch == '\u{7f}' || ('\u{80}'..='\u{9f}').contains(&ch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_sequences_become_visible() {
+        let evil = "a\x1b]52;c;ZXZpbA==\x07b\x1b[31mred\u{9b}2J";
+        let safe = sanitize(evil);
+        assert!(!safe.chars().any(needs_escape), "{safe:?}");
+        assert_eq!(safe, "a^[]52;c;ZXZpbA==^Gb^[[31mred<U+009B>2J");
+    }
+
+    #[test]
+    fn tabs_expand_and_newlines_stay() {
+        assert_eq!(sanitize("a\tb\n\tc"), "a   b\n    c");
+        assert_eq!(sanitize("plain"), "plain");
+    }
+}

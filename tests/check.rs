@@ -1,0 +1,245 @@
+//! `lore check`: one fixture per message, asserting the message and where it
+//! points, plus the exit codes scripts rely on.
+
+mod common;
+
+use common::{check_dir, fixture, home, lore};
+use predicates::prelude::*;
+
+fn assert_line(stdout: &str, expected: &str) {
+    assert!(
+        stdout.lines().any(|l| l == expected),
+        "expected line\n  {expected}\nin output:\n{stdout}"
+    );
+}
+
+#[test]
+fn broken_anchor_names_file_line_and_anchor() {
+    let (code, out) = check_dir(&fixture("check/broken-anchor"));
+    assert_eq!(code, 1, "{out}");
+    assert_line(
+        &out,
+        "a.md:3: error: broken link `b.md#missing-part`: `b.md` has no heading with anchor `#missing-part`",
+    );
+}
+
+#[test]
+fn link_to_missing_file_is_an_error() {
+    let (code, out) = check_dir(&fixture("check/missing-file"));
+    assert_eq!(code, 1);
+    assert_line(
+        &out,
+        "a.md:6: error: broken link `nope.md`: no file `nope.md`",
+    );
+}
+
+#[test]
+fn link_leaving_the_root_is_an_error() {
+    let (code, out) = check_dir(&fixture("check/outside-root"));
+    assert_eq!(code, 1);
+    assert_line(
+        &out,
+        "a.md:6: error: link `../../../etc/passwd.md` leaves the knowledge root",
+    );
+}
+
+#[test]
+fn drop_naming_a_missing_file_is_an_error() {
+    let (code, out) = check_dir(&fixture("check/drop-missing-file"));
+    assert_eq!(code, 1);
+    assert_line(
+        &out,
+        "drops/KNOWLEDGE-DROP-gone-2026-11-22.md:3: error: drop describes `cuda/gone.md`, which does not exist",
+    );
+}
+
+#[test]
+fn drop_without_a_file_field_is_an_error() {
+    let (code, out) = check_dir(&fixture("check/drop-no-file"));
+    assert_eq!(code, 1);
+    assert_line(
+        &out,
+        "drops/KNOWLEDGE-DROP-nothing-2026-11-22.md:1: error: drop names no knowledge file: expected a line `- **File**: [cuda/x.md](../cuda/x.md)`",
+    );
+}
+
+#[test]
+fn knowledge_file_without_drop_is_a_warning() {
+    let (code, out) = check_dir(&fixture("check/no-drop"));
+    assert_eq!(code, 0, "warnings alone exit 0: {out}");
+    assert_line(
+        &out,
+        "lonely.md:1: warning: no KNOWLEDGE DROP describes this file (add one under drops/, or `drop: none` front matter if no expansion created it)",
+    );
+}
+
+#[test]
+fn index_mismatches_are_warnings() {
+    let (code, out) = check_dir(&fixture("check/index"));
+    assert_eq!(code, 0, "{out}");
+    assert_line(
+        &out,
+        "INDEX.md:4: warning: index entry `planned.md` has no file",
+    );
+    assert_line(
+        &out,
+        "INDEX.md: warning: `unlisted.md` is not listed in the index",
+    );
+    assert!(!out.contains("`listed.md` is not listed"), "{out}");
+}
+
+#[test]
+fn drop_line_count_mismatch_is_a_warning() {
+    let (code, out) = check_dir(&fixture("check/drop-lines"));
+    assert_eq!(code, 0);
+    assert_line(
+        &out,
+        "drops/KNOWLEDGE-DROP-sized-2026-11-22.md:4: warning: drop says `cuda/sized.md` has 400 lines; it has 4",
+    );
+}
+
+#[test]
+fn clean_folder_exits_zero_with_a_summary() {
+    let (code, out) = check_dir(&fixture("check/clean"));
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(out, "checked 2 files: 0 errors, 0 warnings\n");
+}
+
+#[test]
+fn empty_corpus_is_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out) = check_dir(dir.path());
+    assert_eq!(code, 0);
+    assert_eq!(out, "checked 0 files: 0 errors, 0 warnings\n");
+}
+
+#[test]
+fn non_utf8_and_oversized_files_are_skipped_with_warnings() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("bad.md"), b"# Bad\n\nline two \xff\xfe\n").unwrap();
+    let big = vec![b'a'; 8 * 1024 * 1024 + 1];
+    std::fs::write(dir.path().join("big.md"), big).unwrap();
+    std::fs::write(dir.path().join("good.md"), "---\ndrop: none\n---\n# Good\n").unwrap();
+    let (code, out) = check_dir(dir.path());
+    assert_eq!(code, 0, "{out}");
+    assert_line(
+        &out,
+        "bad.md:3: warning: not valid UTF-8 (byte 16), skipped",
+    );
+    assert_line(
+        &out,
+        "big.md: warning: file is 8388609 bytes, over the 8 MiB limit, skipped",
+    );
+    assert!(
+        out.ends_with("checked 1 files: 0 errors, 2 warnings\n"),
+        "{out}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_loops_are_warnings_not_hangs() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    std::os::unix::fs::symlink(dir.path(), sub.join("loop")).unwrap();
+    std::fs::write(sub.join("a.md"), "---\ndrop: none\n---\n# A\n").unwrap();
+    let (code, out) = check_dir(dir.path());
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("warning: symlink loop"), "{out}");
+    assert!(
+        out.ends_with("checked 1 files: 0 errors, 1 warning\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn missing_knowledge_folder_exits_two() {
+    let home = home();
+    lore(&home)
+        .args(["check", "--knowledge", "/definitely/not/here"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "lore: error: --knowledge /definitely/not/here: no such directory",
+        ));
+}
+
+#[test]
+fn global_flags_work_before_the_verb() {
+    let home = home();
+    lore(&home)
+        .arg("--no-builtin")
+        .arg("--knowledge")
+        .arg(fixture("check/clean"))
+        .arg("check")
+        .assert()
+        .code(0)
+        .stdout("checked 2 files: 0 errors, 0 warnings\n");
+}
+
+#[test]
+fn colour_only_when_asked() {
+    let (_, plain) = check_dir(&fixture("check/missing-file"));
+    assert!(!plain.contains('\x1b'));
+    let home = home();
+    lore(&home)
+        .args(["check", "--no-builtin", "--color", "always", "--knowledge"])
+        .arg(fixture("check/missing-file"))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("\x1b[1;31merror\x1b[0m"));
+}
+
+#[test]
+fn knowledge_env_var_adds_folders() {
+    let home = home();
+    lore(&home)
+        .env("LORE_KNOWLEDGE", fixture("check/clean"))
+        .args(["check", "--no-builtin"])
+        .assert()
+        .code(0)
+        .stdout("checked 2 files: 0 errors, 0 warnings\n");
+}
+
+#[test]
+fn config_file_knowledge_dirs_are_used_and_bad_config_is_reported() {
+    let home = home();
+    std::fs::write(
+        home.path().join("config.toml"),
+        format!(
+            "knowledge_dirs = [{:?}]\n",
+            fixture("check/clean").display().to_string()
+        ),
+    )
+    .unwrap();
+    lore(&home)
+        .args(["check", "--no-builtin"])
+        .assert()
+        .code(0)
+        .stdout("checked 2 files: 0 errors, 0 warnings\n");
+    std::fs::write(
+        home.path().join("config.toml"),
+        "theme = \"dark\"\ncolour = 1\n",
+    )
+    .unwrap();
+    lore(&home)
+        .args(["check", "--no-builtin"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "config.toml:2: warning: invalid config, using defaults: unknown field `colour`",
+        ));
+}
+
+#[test]
+fn shipped_corpus_is_clean() {
+    let home = home();
+    let out = lore(&home).arg("check").output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.ends_with(" 0 errors, 0 warnings\n"),
+        "the shipped corpus must have no warnings either:\n{stdout}"
+    );
+}

@@ -1,0 +1,43 @@
+//! Shared helpers for the integration tests: the real `lore` binary with a
+//! private LORE_HOME, so no test reads or writes the user's config or cache.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+
+pub fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+pub fn fixture(rel: &str) -> PathBuf {
+    fixtures().join(rel)
+}
+
+/// `lore` with a fresh, empty LORE_HOME and no influence from the environment.
+pub fn lore(home: &tempfile::TempDir) -> Command {
+    let mut cmd = Command::cargo_bin("lore").expect("the lore binary");
+    cmd.env("LORE_HOME", home.path())
+        .env_remove("LORE_KNOWLEDGE")
+        .env_remove("NO_COLOR")
+        .env("COLUMNS", "100");
+    cmd
+}
+
+pub fn home() -> tempfile::TempDir {
+    tempfile::tempdir().expect("a temp dir")
+}
+
+/// Runs `lore check --no-builtin --knowledge DIR` and returns (exit code, stdout).
+pub fn check_dir(dir: &std::path::Path) -> (i32, String) {
+    let home = home();
+    let out = lore(&home)
+        .args(["check", "--no-builtin", "--knowledge"])
+        .arg(dir)
+        .output()
+        .expect("lore runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
