@@ -11,10 +11,10 @@
 //!        │
 //!        ├──► check             lore check
 //!        ▼
-//! CLI verbs / TUI               commands
+//! CLI verbs / TUI               commands, tui
 //! ```
 //!
-//! Lower layers never import `commands` or `cli`.
+//! Lower layers never import `commands`, `cli` or `tui`.
 
 pub mod check;
 pub mod cli;
@@ -24,3 +24,4 @@ pub mod corpus;
 pub mod diagnostic;
 pub mod sources;
 pub mod text;
+pub mod tui;

@@ -2,6 +2,7 @@
 //! code. Library code never prints; this is where text meets stdout.
 
 mod check;
+mod tui;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -25,11 +26,7 @@ pub fn run(cli: Cli) -> ExitCode {
     };
     let result = match cli.command {
         Some(Command::Check) => check::run(&settings),
-        None => {
-            let mut cmd = <Cli as clap::CommandFactory>::command();
-            let _ = cmd.print_help();
-            Ok(EXIT_USAGE)
-        }
+        None => tui::run(&settings),
     };
     match result {
         Ok(code) => ExitCode::from(code),

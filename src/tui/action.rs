@@ -1,0 +1,128 @@
+//! Everything that can happen to the TUI, as data. Keys become `Action`s through
+//! the key table; worker threads report back with `Action`s too. `App::update`
+//! is the only consumer, so every change of state has one entry point.
+
+/// One thing that changes the app's state.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    // Everywhere.
+    Quit,
+    Help,
+    Search,
+    Trees,
+    Library,
+    Log,
+    ToggleMouse,
+
+    // Moving in a list or a document.
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    /// Enter: open, jump, answer, copy, depending on the screen.
+    Open,
+    /// Esc: clear or close, depending on the screen.
+    Back,
+    /// A digit key: pick the numbered entry (1-based).
+    Choose(usize),
+
+    // Text boxes (library filter, search, find in document).
+    Filter,
+    Input(char),
+    DeleteChar,
+    DeleteWord,
+    ClearInput,
+
+    // Reader.
+    Toc,
+    Find,
+    NextMatch,
+    PrevMatch,
+    NextLink,
+    PrevLink,
+    HistoryBack,
+    HistoryForward,
+    CopyCode,
+    PickCode,
+    CopyLink,
+    Companion,
+
+    // Decision trees.
+    Export,
+
+    // Not from keys.
+    /// The terminal's new size in columns and rows.
+    Resize(u16, u16),
+    /// Mouse wheel: positive is down, in lines.
+    Scroll(i32),
+    /// Text pasted into the terminal (bracketed paste).
+    Paste(String),
+    /// Syntax highlighting finished loading: render code in colour from now on.
+    HighlighterReady,
+}
+
+/// The actions a user can bind to keys, with their names in `config.toml`.
+pub const BINDABLE: &[(&str, Action)] = &[
+    ("quit", Action::Quit),
+    ("help", Action::Help),
+    ("search", Action::Search),
+    ("trees", Action::Trees),
+    ("library", Action::Library),
+    ("log", Action::Log),
+    ("mouse", Action::ToggleMouse),
+    ("up", Action::Up),
+    ("down", Action::Down),
+    ("page_up", Action::PageUp),
+    ("page_down", Action::PageDown),
+    ("top", Action::Top),
+    ("bottom", Action::Bottom),
+    ("open", Action::Open),
+    ("back", Action::Back),
+    ("choose", Action::Choose(0)),
+    ("filter", Action::Filter),
+    ("delete_char", Action::DeleteChar),
+    ("delete_word", Action::DeleteWord),
+    ("clear_input", Action::ClearInput),
+    ("toc", Action::Toc),
+    ("find", Action::Find),
+    ("next_match", Action::NextMatch),
+    ("prev_match", Action::PrevMatch),
+    ("next_link", Action::NextLink),
+    ("prev_link", Action::PrevLink),
+    ("history_back", Action::HistoryBack),
+    ("history_forward", Action::HistoryForward),
+    ("copy_code", Action::CopyCode),
+    ("pick_code", Action::PickCode),
+    ("copy_link", Action::CopyLink),
+    ("companion", Action::Companion),
+    ("export", Action::Export),
+];
+
+impl Action {
+    /// Actions the user caused (keys, wheel, paste), as opposed to reports
+    /// from workers and the terminal. A user action clears the status message.
+    pub fn is_from_user(&self) -> bool {
+        !matches!(self, Action::Resize(..) | Action::HighlighterReady)
+    }
+
+    /// The name of a bindable action in `config.toml`.
+    pub fn name(&self) -> Option<&'static str> {
+        BINDABLE
+            .iter()
+            .find(|(_, a)| same_kind(a, self))
+            .map(|(n, _)| *n)
+    }
+
+    pub fn from_name(name: &str) -> Option<Action> {
+        BINDABLE
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, a)| a.clone())
+    }
+}
+
+fn same_kind(a: &Action, b: &Action) -> bool {
+    std::mem::discriminant(a) == std::mem::discriminant(b)
+}

@@ -1,0 +1,358 @@
+//! The TUI's whole state and its one entry point for change, `App::update`.
+//! Views read `&App` and never change it; side effects that must touch the
+//! outside world (the clipboard, the search worker, mouse capture) are queued
+//! as `Effect`s for the event loop to carry out, so `update` stays testable
+//! without a terminal.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use ratatui::layout::Size;
+
+use crate::config::ThemeName;
+use crate::corpus::Corpus;
+use crate::diagnostic::Diagnostic;
+use crate::text::sanitize;
+
+use super::action::Action;
+use super::keymap::{Key, KeyMap, Mode};
+use super::layout;
+use super::library::Library;
+use super::style::Chrome;
+
+/// Which screen fills the body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Screen {
+    Library,
+    Log,
+}
+
+/// Something the event loop must do for `update`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// Put text on the clipboard (OSC 52).
+    Copy(String),
+    /// Turn mouse capture on or off.
+    Mouse(bool),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Info,
+    Ok,
+    Warning,
+    Error,
+}
+
+/// A one-line message in the status bar until the next key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    pub text: String,
+    pub level: Level,
+}
+
+/// What the app is given: everything loaded before the terminal is touched.
+pub struct AppInit {
+    pub corpus: Arc<Corpus>,
+    pub keys: KeyMap,
+    pub theme: ThemeName,
+    pub color: bool,
+    pub mouse: bool,
+    /// Problems met while loading (config, keys, knowledge, trees).
+    pub warnings: Vec<Diagnostic>,
+    pub log_path: Option<PathBuf>,
+    pub size: Size,
+}
+
+#[derive(Debug)]
+pub struct App {
+    pub corpus: Arc<Corpus>,
+    pub keys: KeyMap,
+    pub chrome: Chrome,
+    pub theme: ThemeName,
+    pub color: bool,
+    pub size: Size,
+    pub screen: Screen,
+    /// The help overlay is open, scrolled this far.
+    pub help: Option<usize>,
+    pub library: Library,
+    pub log: LogView,
+    pub warnings: Vec<Diagnostic>,
+    pub status: Option<Status>,
+    pub mouse: bool,
+    pub quit: bool,
+    pub log_path: Option<PathBuf>,
+    effects: Vec<Effect>,
+}
+
+/// The log screen: load warnings and what happened this session.
+#[derive(Debug, Default)]
+pub struct LogView {
+    pub scroll: usize,
+    pub return_to: Option<Screen>,
+    /// Notable events of this session, oldest first (already sanitised).
+    pub events: Vec<String>,
+}
+
+impl App {
+    pub fn new(init: AppInit) -> App {
+        let library = Library::new(&init.corpus);
+        let mut app = App {
+            chrome: Chrome::new(init.theme, init.color),
+            theme: init.theme,
+            color: init.color,
+            size: init.size,
+            screen: Screen::Library,
+            help: None,
+            library,
+            log: LogView::default(),
+            warnings: init.warnings,
+            status: None,
+            mouse: init.mouse,
+            quit: false,
+            log_path: init.log_path,
+            effects: Vec::new(),
+            keys: init.keys,
+            corpus: init.corpus,
+        };
+        if app.mouse {
+            app.effects.push(Effect::Mouse(true));
+        }
+        app
+    }
+
+    /// The key table mode the next key is read in.
+    pub fn mode(&self) -> Mode {
+        if self.help.is_some() {
+            return Mode::Help;
+        }
+        self.mode_under_help()
+    }
+
+    /// The mode of the screen itself, ignoring the help overlay.
+    pub fn mode_under_help(&self) -> Mode {
+        match self.screen {
+            Screen::Library if self.library.filtering => Mode::Filter,
+            Screen::Library => Mode::Library,
+            Screen::Log => Mode::Log,
+        }
+    }
+
+    /// The action a key stands for right now, if any.
+    pub fn action_for_key(&self, key: Key) -> Option<Action> {
+        self.keys.action(self.mode(), key)
+    }
+
+    /// Side effects queued by `update`, oldest first.
+    pub fn take_effects(&mut self) -> Vec<Effect> {
+        std::mem::take(&mut self.effects)
+    }
+
+    pub fn set_status(&mut self, level: Level, text: impl Into<String>) {
+        let text = sanitize(&text.into()).replace('\n', " ");
+        if matches!(level, Level::Warning | Level::Error) {
+            log::warn!("{text}");
+            self.log.events.push(text.clone());
+        }
+        self.status = Some(Status { text, level });
+    }
+
+    /// The one place state changes.
+    pub fn update(&mut self, action: Action) {
+        if action.is_from_user() {
+            self.status = None;
+        }
+        match action {
+            Action::Quit => {
+                self.quit = true;
+                return;
+            }
+            Action::Resize(width, height) => {
+                self.size = Size::new(width, height);
+                self.relayout();
+                return;
+            }
+            Action::ToggleMouse => {
+                self.mouse = !self.mouse;
+                self.effects.push(Effect::Mouse(self.mouse));
+                let text = if self.mouse {
+                    "mouse capture on: the wheel scrolls; hold Shift to select text"
+                } else {
+                    "mouse capture off: select text with the mouse as usual"
+                };
+                self.set_status(Level::Info, text);
+                return;
+            }
+            Action::HighlighterReady => return,
+            _ => {}
+        }
+        if self.help.is_some() {
+            if self.update_help(&action) {
+                return;
+            }
+            self.help = None;
+        }
+        match action {
+            Action::Help => {
+                self.help = Some(0);
+                return;
+            }
+            Action::Log => {
+                if self.screen != Screen::Log {
+                    self.log.return_to = Some(self.screen);
+                    self.log.scroll = 0;
+                    self.screen = Screen::Log;
+                }
+                return;
+            }
+            Action::Library => {
+                self.screen = Screen::Library;
+                return;
+            }
+            _ => {}
+        }
+        match self.screen {
+            Screen::Library => self.update_library(action),
+            Screen::Log => self.update_log(action),
+        }
+    }
+
+    /// Keeps list cursors valid after the terminal changed size.
+    fn relayout(&mut self) {
+        let height = self.library_height();
+        self.library.cursor.reveal(self.library.rows.len(), height);
+        let max = self.log_line_count().saturating_sub(1);
+        self.log.scroll = self.log.scroll.min(max);
+    }
+
+    /// Handles an action while help is open; false if help should close and
+    /// the action apply to the screen below.
+    fn update_help(&mut self, action: &Action) -> bool {
+        let page = layout::body(self.size).height.max(1) as usize;
+        let scroll = self.help.get_or_insert(0);
+        match action {
+            Action::Back | Action::Help => {
+                self.help = None;
+                true
+            }
+            Action::Down | Action::Scroll(1..=i32::MAX) => {
+                *scroll += 1;
+                true
+            }
+            Action::Up | Action::Scroll(i32::MIN..=-1) => {
+                *scroll = scroll.saturating_sub(1);
+                true
+            }
+            Action::PageDown => {
+                *scroll += page;
+                true
+            }
+            Action::PageUp => {
+                *scroll = scroll.saturating_sub(page);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    pub fn library_height(&self) -> usize {
+        layout::library(layout::body(self.size), self.library_filter_shown())
+            .list
+            .height as usize
+    }
+
+    pub fn library_filter_shown(&self) -> bool {
+        self.library.filtering || !self.library.filter.is_empty()
+    }
+
+    fn update_library(&mut self, action: Action) {
+        let height = self.library_height();
+        let library = &mut self.library;
+        match action {
+            Action::Down => library.move_by(1, height),
+            Action::Up => library.move_by(-1, height),
+            Action::Scroll(n) => library.move_by(n as isize, height),
+            Action::PageDown => library.move_by(height as isize, height),
+            Action::PageUp => library.move_by(-(height as isize), height),
+            Action::Top => library.move_by(isize::MIN / 2, height),
+            Action::Bottom => library.move_by(isize::MAX / 2, height),
+            Action::Filter => {
+                library.filtering = true;
+                let height = self.library_height();
+                self.library.cursor.reveal(self.library.rows.len(), height);
+            }
+            Action::Input(c) => {
+                library.filter.push(c);
+                self.refilter();
+            }
+            Action::Paste(text) => {
+                library.filtering = true;
+                library.filter.paste(&text);
+                self.refilter();
+            }
+            Action::DeleteChar => {
+                library.filter.delete_char();
+                self.refilter();
+            }
+            Action::DeleteWord => {
+                library.filter.delete_word();
+                self.refilter();
+            }
+            Action::ClearInput => {
+                library.filter.clear();
+                self.refilter();
+            }
+            Action::Back => {
+                library.filtering = false;
+                if !library.filter.is_empty() {
+                    library.filter.clear();
+                    self.refilter();
+                }
+            }
+            Action::Open => {
+                library.filtering = false;
+                match library.selected_doc() {
+                    Some(doc) => {
+                        let path = self.corpus.documents[doc].path.clone();
+                        self.open_document(&path);
+                    }
+                    None => self.set_status(Level::Info, "nothing to open"),
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn refilter(&mut self) {
+        let height = self.library_height();
+        self.library.refilter(height);
+    }
+
+    /// Opens a document in the reader.
+    pub fn open_document(&mut self, path: &str) {
+        self.set_status(Level::Info, format!("{path}: the reader is not built yet"));
+    }
+
+    pub fn log_line_count(&self) -> usize {
+        super::views::log::lines(self).len()
+    }
+
+    fn update_log(&mut self, action: Action) {
+        let page = layout::body(self.size).height.max(1) as usize;
+        let max = self.log_line_count().saturating_sub(page);
+        let scroll = &mut self.log.scroll;
+        match action {
+            Action::Down => *scroll = (*scroll + 1).min(max),
+            Action::Up => *scroll = scroll.saturating_sub(1),
+            Action::Scroll(n) => {
+                *scroll = (*scroll as i64 + i64::from(n)).clamp(0, max as i64) as usize;
+            }
+            Action::PageDown => *scroll = (*scroll + page).min(max),
+            Action::PageUp => *scroll = scroll.saturating_sub(page),
+            Action::Top => *scroll = 0,
+            Action::Bottom => *scroll = max,
+            Action::Back => self.screen = self.log.return_to.take().unwrap_or(Screen::Library),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,73 @@
+//! Where things go on the screen, as pure functions of the terminal size.
+//! `update` needs the same numbers as the views (how many rows a page is, how
+//! many results fit), so both read them from here.
+
+use ratatui::layout::{Rect, Size};
+
+/// Below this the layout cannot show a header, a body and a status bar with
+/// anything useful in them; the "too small" notice is drawn instead.
+pub const MIN_WIDTH: u16 = 30;
+pub const MIN_HEIGHT: u16 = 6;
+
+pub fn too_small(size: Size) -> bool {
+    size.width < MIN_WIDTH || size.height < MIN_HEIGHT
+}
+
+/// The three bands of every screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bands {
+    pub header: Rect,
+    pub body: Rect,
+    pub footer: Rect,
+}
+
+pub fn bands(size: Size) -> Bands {
+    let area = Rect::new(0, 0, size.width, size.height);
+    if size.height < 3 {
+        return Bands {
+            header: Rect::new(0, 0, area.width, 0),
+            body: area,
+            footer: Rect::new(0, area.height, area.width, 0),
+        };
+    }
+    Bands {
+        header: Rect::new(0, 0, area.width, 1),
+        body: Rect::new(0, 1, area.width, area.height - 2),
+        footer: Rect::new(0, area.height - 1, area.width, 1),
+    }
+}
+
+pub fn body(size: Size) -> Rect {
+    bands(size).body
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LibraryLayout {
+    pub filter: Option<Rect>,
+    pub list: Rect,
+}
+
+pub fn library(body: Rect, filter_shown: bool) -> LibraryLayout {
+    if !filter_shown || body.height < 2 {
+        return LibraryLayout {
+            filter: None,
+            list: body,
+        };
+    }
+    LibraryLayout {
+        filter: Some(Rect::new(body.x, body.y, body.width, 1)),
+        list: Rect::new(body.x, body.y + 1, body.width, body.height - 1),
+    }
+}
+
+/// A box centred in `area`, at most `width`×`height`.
+pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    let width = width.min(area.width);
+    let height = height.min(area.height);
+    Rect::new(
+        area.x + (area.width - width) / 2,
+        area.y + (area.height - height) / 2,
+        width,
+        height,
+    )
+}

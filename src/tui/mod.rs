@@ -1,0 +1,217 @@
+//! The terminal UI that `lore` with no verb opens: browse the library, search
+//! as you type, read with links and copyable code, walk decision trees.
+//!
+//! Shape (state, update, view): `App` holds all state and `App::update(Action)`
+//! is the only thing that changes it; `views` draw `&App`; the `keymap` table
+//! turns keys into `Action`s and also feeds the help overlay and hints. Slow
+//! work (the search index, syntax highlighting) runs on worker threads that
+//! report back through the same event channel as the keyboard, so the first
+//! frame and every keystroke are drawn without waiting for them.
+//!
+//! This module must not print to stdout or stderr while the UI is up: the
+//! screen belongs to the views, and logs go to a file (`logfile`).
+
+pub mod action;
+pub mod app;
+pub mod clipboard;
+pub mod keymap;
+pub mod layout;
+pub mod library;
+pub mod logfile;
+pub mod style;
+pub mod terminal;
+pub mod views;
+pub mod widgets;
+
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::thread;
+
+use ratatui::crossterm::event::{self, Event as TermEvent, KeyEventKind, MouseEventKind};
+use ratatui::layout::Size;
+
+use crate::config::Settings;
+use crate::corpus::Corpus;
+use crate::diagnostic::Diagnostic;
+
+use action::Action;
+use app::{App, AppInit, Effect};
+use keymap::{Key, KeyMap};
+
+#[derive(Debug, thiserror::Error)]
+pub enum TuiError {
+    #[error(
+        "the terminal UI needs a terminal, and stdout is not one; run `lore` in a terminal, or use a verb such as `lore check` (see `lore --help`)"
+    )]
+    NotATerminal,
+    #[error("terminal: {0}")]
+    Io(#[from] io::Error),
+}
+
+/// Everything that reaches the event loop, from any thread.
+#[derive(Debug)]
+pub enum Event {
+    Terminal(TermEvent),
+    /// Something a worker finished, already in the form `update` takes.
+    Action(Action),
+    /// The keyboard can no longer be read.
+    InputClosed(String),
+}
+
+/// Loads everything that can fail, then runs the UI until the user quits.
+pub fn run(settings: &Settings) -> Result<(), TuiError> {
+    if !io::stdout().is_terminal() {
+        return Err(TuiError::NotATerminal);
+    }
+    let (app, _services) = prepare(settings)?;
+    let log_path = app.log_path.clone();
+    terminal::install_panic_hook(log_path);
+    let mut tui = terminal::enter()?;
+    let result = event_loop(&mut tui, app);
+    terminal::restore();
+    let _ = std::panic::take_hook();
+    log::info!("lore stopped");
+    log::logger().flush();
+    result
+}
+
+/// What the event loop needs besides the app.
+struct Services;
+
+/// The part of start-up that may fail or print, done before raw mode.
+fn prepare(settings: &Settings) -> Result<(App, Services), TuiError> {
+    let mut warnings = settings.warnings.clone();
+    let log_path: Option<PathBuf> = match settings.paths.state_dir.as_deref() {
+        Some(dir) => match logfile::install(dir) {
+            Ok(path) => Some(path),
+            Err(message) => {
+                warnings.push(Diagnostic::warning("log", None, message));
+                None
+            }
+        },
+        None => None,
+    };
+    log::info!("lore {} starting", env!("CARGO_PKG_VERSION"));
+    let corpus = Arc::new(Corpus::load(&settings.knowledge));
+    warnings.extend(corpus.warnings.iter().cloned());
+    let (keys, key_warnings) = KeyMap::with_overrides(&settings.config.keys);
+    let config_name = settings
+        .paths
+        .config_file
+        .as_ref()
+        .map_or("config.toml".to_string(), |p| p.display().to_string());
+    warnings.extend(
+        key_warnings
+            .into_iter()
+            .map(|w| Diagnostic::warning(&config_name, None, w.to_string())),
+    );
+    for w in &warnings {
+        log::warn!("{w}");
+    }
+    let (width, height) = ratatui::crossterm::terminal::size()?;
+    let app = App::new(AppInit {
+        corpus,
+        keys,
+        theme: settings.theme,
+        color: settings.color,
+        mouse: settings.config.mouse.unwrap_or(false),
+        warnings,
+        log_path,
+        size: Size::new(width, height),
+    });
+    Ok((app, Services))
+}
+
+fn spawn_input(events: Sender<Event>) {
+    let spawned = thread::Builder::new().name("input".into()).spawn(move || {
+        loop {
+            let event = match event::read() {
+                Ok(event) => Event::Terminal(event),
+                Err(err) => {
+                    let _ = events.send(Event::InputClosed(err.to_string()));
+                    return;
+                }
+            };
+            if events.send(event).is_err() {
+                return;
+            }
+        }
+    });
+    if let Err(err) = spawned {
+        log::error!("cannot start the input thread: {err}");
+    }
+}
+
+fn event_loop(tui: &mut terminal::Tui, mut app: App) -> Result<(), TuiError> {
+    let (tx, rx): (Sender<Event>, Receiver<Event>) = mpsc::channel();
+    spawn_input(tx.clone());
+    let inside_tmux = std::env::var_os("TMUX").is_some_and(|v| !v.is_empty());
+    loop {
+        tui.draw(|frame| views::draw(frame, &app))?;
+        carry_out(tui, &mut app, inside_tmux)?;
+        if app.quit {
+            return Ok(());
+        }
+        let Ok(first) = rx.recv() else {
+            return Ok(());
+        };
+        // Handle everything already waiting before drawing again, so a burst
+        // of keys (or a paste without bracketed paste) costs one frame.
+        let mut next = Some(first);
+        while let Some(event) = next {
+            match event {
+                Event::Terminal(event) => {
+                    if let Some(action) = translate(&app, event) {
+                        app.update(action);
+                    }
+                }
+                Event::Action(action) => app.update(action),
+                Event::InputClosed(message) => {
+                    log::error!("keyboard input closed: {message}");
+                    return Err(TuiError::Io(io::Error::other(message)));
+                }
+            }
+            if app.quit {
+                break;
+            }
+            next = rx.try_recv().ok();
+        }
+    }
+}
+
+/// A terminal event as an action, read through the key table.
+fn translate(app: &App, event: TermEvent) -> Option<Action> {
+    match event {
+        TermEvent::Key(key) if key.kind != KeyEventKind::Release => {
+            Key::from_event(&key).and_then(|key| app.action_for_key(key))
+        }
+        TermEvent::Mouse(mouse) => match mouse.kind {
+            MouseEventKind::ScrollDown => Some(Action::Scroll(3)),
+            MouseEventKind::ScrollUp => Some(Action::Scroll(-3)),
+            _ => None,
+        },
+        TermEvent::Resize(width, height) => Some(Action::Resize(width, height)),
+        TermEvent::Paste(text) => Some(Action::Paste(text)),
+        _ => None,
+    }
+}
+
+/// Does what `update` asked for.
+fn carry_out(tui: &mut terminal::Tui, app: &mut App, inside_tmux: bool) -> io::Result<()> {
+    for effect in app.take_effects() {
+        match effect {
+            Effect::Copy(text) => match clipboard::osc52(&text, inside_tmux) {
+                Ok(sequence) => {
+                    let out = tui.backend_mut();
+                    out.write_all(sequence.as_bytes())?;
+                    out.flush()?;
+                }
+                Err(message) => app.set_status(app::Level::Error, format!("not copied: {message}")),
+            },
+            Effect::Mouse(on) => terminal::set_mouse(on)?,
+        }
+    }
+    Ok(())
+}

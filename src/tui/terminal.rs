@@ -1,0 +1,102 @@
+//! Entering and leaving the terminal's full-screen mode, and putting it back
+//! when anything goes wrong: a panic anywhere first restores the terminal
+//! (main screen, cooked mode, visible cursor, no mouse capture), then says what
+//! happened and where the log is.
+
+use std::io::{self, Stdout, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use ratatui::crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+};
+use ratatui::crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use ratatui::crossterm::{cursor, execute};
+
+pub type Tui = Terminal<CrosstermBackend<Stdout>>;
+
+/// Set while the terminal is in full-screen mode, so restoring twice (panic
+/// hook, then normal exit) does nothing the second time.
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+
+/// Switches to the alternate screen in raw mode with bracketed paste.
+pub fn enter() -> io::Result<Tui> {
+    enable_raw_mode()?;
+    ACTIVE.store(true, Ordering::SeqCst);
+    let mut stdout = io::stdout();
+    if let Err(err) = execute!(stdout, EnterAlternateScreen, EnableBracketedPaste) {
+        restore();
+        return Err(err);
+    }
+    let terminal = Terminal::new(CrosstermBackend::new(io::stdout()));
+    if terminal.is_err() {
+        restore();
+    }
+    terminal
+}
+
+/// Turns mouse capture on or off.
+pub fn set_mouse(on: bool) -> io::Result<()> {
+    let mut stdout = io::stdout();
+    if on {
+        execute!(stdout, EnableMouseCapture)
+    } else {
+        execute!(stdout, DisableMouseCapture)
+    }
+}
+
+/// Puts the terminal back the way the shell expects it. Safe to call more than
+/// once and from the panic hook; errors are ignored because there is nothing
+/// better to do with them at that point.
+pub fn restore() {
+    if !ACTIVE.swap(false, Ordering::SeqCst) {
+        return;
+    }
+    let mut stdout = io::stdout();
+    let _ = execute!(
+        stdout,
+        DisableMouseCapture,
+        DisableBracketedPaste,
+        LeaveAlternateScreen,
+        cursor::Show
+    );
+    let _ = disable_raw_mode();
+    let _ = stdout.flush();
+}
+
+/// Installs a panic hook that restores the terminal before anything is
+/// printed, logs the panic, and names the log file. The process then exits
+/// with status 101, so a panic in a worker thread cannot leave the UI drawing
+/// on a restored terminal.
+pub fn install_panic_hook(log_path: Option<PathBuf>) {
+    std::panic::set_hook(Box::new(move |info| {
+        restore();
+        let location = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        let message = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        let thread = std::thread::current();
+        let thread = thread.name().unwrap_or("unnamed");
+        log::error!("panic in thread {thread}{location}: {message}");
+        log::logger().flush();
+        eprintln!("lore: internal error{location}: {message}");
+        match &log_path {
+            Some(path) => eprintln!(
+                "The terminal has been restored. The log is in {}; please include it in a bug report.",
+                path.display()
+            ),
+            None => eprintln!("The terminal has been restored. (No log file could be written.)"),
+        }
+        std::process::exit(101);
+    }));
+}

@@ -1,0 +1,73 @@
+//! The log screen: where the log file is, every warning from loading, and what
+//! went wrong during this session.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::text::sanitize;
+use crate::tui::app::App;
+
+pub fn lines(app: &App) -> Vec<Line<'static>> {
+    let chrome = &app.chrome;
+    let mut lines = Vec::new();
+    let log = match &app.log_path {
+        Some(path) => sanitize(&path.display().to_string()),
+        None => "(none: the state folder could not be written)".to_string(),
+    };
+    lines.push(Line::from(vec![
+        Span::styled(" Log file: ", chrome.heading),
+        Span::raw(log),
+    ]));
+    lines.push(Line::default());
+    lines.push(Line::from(Span::styled(
+        format!(" Warnings from loading ({})", app.warnings.len()),
+        chrome.heading,
+    )));
+    if app.warnings.is_empty() {
+        lines.push(Line::from(Span::styled("   none", chrome.dim)));
+    }
+    for d in &app.warnings {
+        let style = if d.is_error() {
+            chrome.error
+        } else {
+            chrome.warning
+        };
+        let location = match d.line {
+            Some(line) => format!("{}:{line}", d.path),
+            None => d.path.clone(),
+        };
+        lines.push(Line::from(vec![
+            Span::raw("   "),
+            Span::styled(sanitize(&location), chrome.dim),
+            Span::raw(": "),
+            Span::styled(d.severity.to_string(), style),
+            Span::raw(format!(": {}", sanitize(&d.message))),
+        ]));
+    }
+    lines.push(Line::default());
+    lines.push(Line::from(Span::styled(
+        format!(" This session ({})", app.log.events.len()),
+        chrome.heading,
+    )));
+    if app.log.events.is_empty() {
+        lines.push(Line::from(Span::styled(
+            "   nothing went wrong",
+            chrome.dim,
+        )));
+    }
+    for event in &app.log.events {
+        lines.push(Line::from(format!("   {event}")));
+    }
+    lines
+}
+
+pub fn draw(frame: &mut Frame<'_>, app: &App, area: Rect) {
+    let lines = lines(app);
+    let max = lines.len().saturating_sub(area.height as usize);
+    frame.render_widget(
+        Paragraph::new(lines).scroll((app.log.scroll.min(max) as u16, 0)),
+        area,
+    );
+}

@@ -1,0 +1,238 @@
+//! Drawing: pure functions from `&App` to a frame. One file per screen; this
+//! file draws the frame around them (header, status bar, help overlay, the
+//! "too small" notice). Nothing here changes state, and every piece of file
+//! text drawn here has been through `sanitize` (document bodies are sanitised
+//! by the Markdown renderer).
+
+pub mod help;
+pub mod library;
+pub mod log;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Wrap};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+use super::app::{App, Level, Screen};
+use super::layout::{self, MIN_HEIGHT, MIN_WIDTH};
+
+/// Draws the whole screen for the app's current state.
+pub fn draw(frame: &mut Frame<'_>, app: &App) {
+    let size = frame.area().as_size();
+    if layout::too_small(size) {
+        too_small(frame, app);
+        return;
+    }
+    let bands = layout::bands(size);
+    header(frame, app, bands.header);
+    match app.screen {
+        Screen::Library => library::draw(frame, app, bands.body),
+        Screen::Log => log::draw(frame, app, bands.body),
+    }
+    footer(frame, app, bands.footer);
+    if app.help.is_some() {
+        help::draw(frame, app, bands.body);
+    }
+}
+
+fn too_small(frame: &mut Frame<'_>, app: &App) {
+    let area = frame.area();
+    let text = vec![
+        Line::from("too small"),
+        Line::from(format!("{}×{}", area.width, area.height)),
+        Line::from(format!("need {MIN_WIDTH}×{MIN_HEIGHT}")),
+    ];
+    frame.render_widget(
+        Paragraph::new(text)
+            .style(app.chrome.warning)
+            .alignment(ratatui::layout::Alignment::Center)
+            .wrap(Wrap { trim: true }),
+        area,
+    );
+}
+
+/// The screen's name and, after a dot, what it shows.
+fn header(frame: &mut Frame<'_>, app: &App, area: Rect) {
+    let (name, detail) = match app.screen {
+        Screen::Library => (
+            "Library",
+            format!(
+                "{} documents",
+                if app.library.filter.is_empty() {
+                    app.corpus.len().to_string()
+                } else {
+                    format!("{} of {}", app.library.doc_count(), app.corpus.len())
+                }
+            ),
+        ),
+        Screen::Log => ("Log", format!("{} warnings", app.warnings.len())),
+    };
+    let text = format!(" lore · {name} · {detail}");
+    frame.render_widget(
+        Paragraph::new(fit(&text, area.width as usize)).style(app.chrome.header),
+        area,
+    );
+}
+
+/// The status bar: a message (or the standing warnings) on the left, key hints
+/// from the key table on the right.
+fn footer(frame: &mut Frame<'_>, app: &App, area: Rect) {
+    let chrome = &app.chrome;
+    let mut left: Vec<Span<'static>> = Vec::new();
+    if let Some(status) = &app.status {
+        let style = match status.level {
+            Level::Info => chrome.status,
+            Level::Ok => chrome.status.patch(chrome.ok),
+            Level::Warning => chrome.status.patch(chrome.warning),
+            Level::Error => chrome.status.patch(chrome.error),
+        };
+        left.push(Span::styled(format!(" {}", status.text), style));
+    } else {
+        if !app.warnings.is_empty() {
+            let n = app.warnings.len();
+            left.push(Span::styled(
+                format!(" ⚠ {n} warning{} (w) ", if n == 1 { "" } else { "s" }),
+                chrome.status.patch(chrome.warning),
+            ));
+        }
+    }
+    let used: usize = left.iter().map(|s| s.content.width()).sum();
+    let room = (area.width as usize).saturating_sub(used + 1);
+    let hints = hint_spans(app, room);
+    let hints_width: usize = hints.iter().map(|s| s.content.width()).sum();
+    let gap = (area.width as usize).saturating_sub(used + hints_width);
+    let mut spans = left;
+    spans.push(Span::styled(" ".repeat(gap), chrome.status));
+    spans.extend(hints);
+    frame.render_widget(Paragraph::new(Line::from(spans)).style(chrome.status), area);
+}
+
+/// As many `key action` hints of the current mode as fit in `room` columns.
+fn hint_spans(app: &App, room: usize) -> Vec<Span<'static>> {
+    let mut spans = Vec::new();
+    let mut used = 0;
+    for (key, description) in app.keys.hints(app.mode()) {
+        let width = key.width() + 1 + description.width() + 2;
+        if used + width > room {
+            break;
+        }
+        used += width;
+        spans.push(Span::styled(key, app.chrome.status.patch(app.chrome.key)));
+        spans.push(Span::styled(format!(" {description}  "), app.chrome.status));
+    }
+    spans
+}
+
+/// Cuts `text` to `width` columns, ending in `…` when cut.
+pub fn fit(text: &str, width: usize) -> String {
+    if text.width() <= width {
+        return text.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w > width - 1 {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    out.push('…');
+    out
+}
+
+/// Cuts `text` to `width` columns from the left (`…/tail.md`), for paths whose
+/// end says the most.
+pub fn fit_left(text: &str, width: usize) -> String {
+    if text.width() <= width {
+        return text.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let mut tail: Vec<char> = Vec::new();
+    let mut used = 0;
+    for c in text.chars().rev() {
+        let w = c.width().unwrap_or(0);
+        if used + w > width - 1 {
+            break;
+        }
+        tail.push(c);
+        used += w;
+    }
+    tail.push('…');
+    tail.into_iter().rev().collect()
+}
+
+/// Spans for `text` with the characters at `positions` (char indices, sorted)
+/// in `hit` and the rest in `base`.
+pub fn marked(text: &str, positions: &[u32], base: Style, hit: Style) -> Vec<Span<'static>> {
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut run = String::new();
+    let mut run_hit = false;
+    let mut next = positions.iter().peekable();
+    for (i, c) in text.chars().enumerate() {
+        let is_hit = next.peek().is_some_and(|&&p| p as usize == i);
+        if is_hit {
+            next.next();
+        }
+        if is_hit != run_hit && !run.is_empty() {
+            spans.push(Span::styled(
+                std::mem::take(&mut run),
+                if run_hit { hit } else { base },
+            ));
+        }
+        run_hit = is_hit;
+        run.push(c);
+    }
+    if !run.is_empty() {
+        spans.push(Span::styled(run, if run_hit { hit } else { base }));
+    }
+    spans
+}
+
+/// A bordered box cleared of what was under it.
+pub fn popup(frame: &mut Frame<'_>, app: &App, area: Rect, title: &str) -> Rect {
+    use ratatui::widgets::{Block, BorderType, Borders};
+    frame.render_widget(Clear, area);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .border_style(app.chrome.border)
+        .title(Span::styled(format!(" {title} "), app.chrome.heading));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    inner
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fitting_cuts_by_display_width() {
+        assert_eq!(fit("abcdef", 4), "abc…");
+        assert_eq!(fit("abc", 3), "abc");
+        assert_eq!(fit("日本語", 4), "日…");
+        assert_eq!(fit_left("cuda/20-cupti.md", 9), "…cupti.md");
+        assert_eq!(fit("x", 0), "");
+    }
+
+    #[test]
+    fn marked_splits_runs() {
+        let base = Style::new();
+        let hit = Style::new().bold();
+        let spans = marked("cupti", &[0, 1, 4], base, hit);
+        let parts: Vec<(&str, bool)> = spans
+            .iter()
+            .map(|s| (s.content.as_ref(), s.style == hit))
+            .collect();
+        assert_eq!(parts, vec![("cu", true), ("pt", false), ("i", true)]);
+    }
+}

@@ -1,0 +1,200 @@
+//! The real `lore` binary in a pseudo-terminal, driven like a user would: keys
+//! in, screen read back through a vt100 parser. Every step waits for the text
+//! it expects (with a timeout) instead of sleeping, so the test is as fast as
+//! the program and does not flake on a slow machine.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+struct Pty {
+    master: Box<dyn MasterPty + Send>,
+    writer: Box<dyn Write + Send>,
+    child: Box<dyn Child + Send + Sync>,
+    parser: Arc<Mutex<vt100::Parser>>,
+    /// Every byte the program wrote, for sequences the parser does not keep
+    /// (OSC 52).
+    raw: Arc<Mutex<Vec<u8>>>,
+}
+
+impl Pty {
+    fn spawn(home: &tempfile::TempDir, args: &[&str], cols: u16, rows: u16) -> Pty {
+        let system = native_pty_system();
+        let pair = system
+            .openpty(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("a pseudo-terminal");
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_lore"));
+        cmd.args(args);
+        cmd.env("LORE_HOME", home.path());
+        cmd.env("TERM", "xterm-256color");
+        cmd.env_remove("LORE_KNOWLEDGE");
+        cmd.env_remove("NO_COLOR");
+        cmd.env_remove("TMUX");
+        let child = pair.slave.spawn_command(cmd).expect("lore starts");
+        drop(pair.slave);
+        let parser = Arc::new(Mutex::new(vt100::Parser::new(nz(rows), nz(cols), 0)));
+        let raw = Arc::new(Mutex::new(Vec::new()));
+        let mut reader = pair.master.try_clone_reader().expect("a reader");
+        {
+            let parser = Arc::clone(&parser);
+            let raw = Arc::clone(&raw);
+            thread::spawn(move || {
+                let mut buf = [0u8; 8192];
+                loop {
+                    match reader.read(&mut buf) {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => {
+                            parser.lock().unwrap().process(&buf[..n]);
+                            raw.lock().unwrap().extend_from_slice(&buf[..n]);
+                        }
+                    }
+                }
+            });
+        }
+        let writer = pair.master.take_writer().expect("a writer");
+        Pty {
+            master: pair.master,
+            writer,
+            child,
+            parser,
+            raw,
+        }
+    }
+
+    fn send(&mut self, bytes: &str) {
+        self.writer.write_all(bytes.as_bytes()).unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    fn screen(&self) -> String {
+        self.parser.lock().unwrap().screen().contents()
+    }
+
+    /// Waits until the screen shows `text`; fails with the screen if it never does.
+    fn wait_for(&self, text: &str) -> String {
+        self.wait_until(&format!("`{text}` on screen"), |screen| {
+            screen.contains(text)
+        })
+    }
+
+    fn wait_until(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if ok(&screen) {
+                return screen;
+            }
+            if start.elapsed() > TIMEOUT {
+                panic!("timed out waiting for {what}; the screen shows:\n{screen}");
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn wait_for_raw(&self, bytes: &[u8]) {
+        let start = Instant::now();
+        while !self
+            .raw
+            .lock()
+            .unwrap()
+            .windows(bytes.len())
+            .any(|w| w == bytes)
+        {
+            if start.elapsed() > TIMEOUT {
+                panic!(
+                    "timed out waiting for {:?} in the output; the screen shows:\n{}",
+                    String::from_utf8_lossy(bytes),
+                    self.screen()
+                );
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn resize(&mut self, cols: u16, rows: u16) {
+        self.parser.lock().unwrap().set_size(nz(rows), nz(cols));
+        self.master
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+    }
+
+    fn wait_exit(&mut self) -> portable_pty::ExitStatus {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            if start.elapsed() > TIMEOUT {
+                let _ = self.child.kill();
+                panic!("lore did not exit; the screen shows:\n{}", self.screen());
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+fn nz(n: u16) -> std::num::NonZeroU16 {
+    std::num::NonZeroU16::new(n).expect("a size above zero")
+}
+
+impl Drop for Pty {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+        }
+    }
+}
+
+#[test]
+fn opens_shows_help_survives_a_tiny_terminal_and_quits_cleanly() {
+    let home = common::home();
+    let mut pty = Pty::spawn(&home, &[], 100, 30);
+    pty.wait_for("lore · Library");
+    assert!(pty.parser.lock().unwrap().screen().alternate_screen());
+
+    pty.send("?");
+    pty.wait_for("Keys — Esc closes");
+    pty.send("\x1b");
+    pty.wait_until("help to close", |s| !s.contains("Keys — Esc closes"));
+
+    pty.resize(12, 4);
+    pty.wait_for("too small");
+    pty.resize(100, 30);
+    pty.wait_for("lore · Library");
+
+    pty.send("q");
+    let status = pty.wait_exit();
+    assert!(status.success(), "exit status {status:?}");
+    let parser = pty.parser.lock().unwrap();
+    assert!(
+        !parser.screen().alternate_screen(),
+        "the alternate screen was left"
+    );
+}
+
+#[test]
+fn without_a_terminal_lore_says_so_and_exits_2() {
+    let home = common::home();
+    let out = common::lore(&home).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("stdout is not one"), "{stderr}");
+    assert!(out.stdout.is_empty());
+}

@@ -1,0 +1,95 @@
+//! Screens of the TUI drawn to a `TestBackend` at 80×24 and 120×40 and
+//! compared with snapshots: what a user sees after a given sequence of keys.
+
+use std::sync::Arc;
+
+use lore::config::ThemeName;
+use lore::corpus::Corpus;
+use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+use lore::tui::action::Action;
+use lore::tui::app::{App, AppInit};
+use lore::tui::keymap::{Key, KeyMap};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::layout::Size;
+
+fn shipped() -> Arc<Corpus> {
+    Arc::new(Corpus::load(&SourceSet {
+        builtin: Some(&BUILTIN_KNOWLEDGE),
+        overlays: Vec::new(),
+    }))
+}
+
+fn app(width: u16, height: u16) -> App {
+    App::new(AppInit {
+        corpus: shipped(),
+        keys: KeyMap::default(),
+        theme: ThemeName::Dark,
+        color: false,
+        mouse: false,
+        warnings: Vec::new(),
+        log_path: None,
+        size: Size::new(width, height),
+    })
+}
+
+/// Presses keys given as config-style names, through the key table.
+fn press(app: &mut App, keys: &[&str]) {
+    for name in keys {
+        let key = Key::parse(name).expect("a key name");
+        if let Some(action) = app.action_for_key(key) {
+            app.update(action);
+        }
+    }
+}
+
+fn type_text(app: &mut App, text: &str) {
+    for c in text.chars() {
+        app.update(Action::Input(c));
+    }
+}
+
+fn screen(app: &App) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(app.size.width, app.size.height)).unwrap();
+    terminal
+        .draw(|frame| lore::tui::views::draw(frame, app))
+        .unwrap();
+    let buffer = terminal.backend().buffer();
+    let mut out = String::new();
+    for y in 0..buffer.area.height {
+        let mut line = String::new();
+        for x in 0..buffer.area.width {
+            line.push_str(buffer[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn library() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let a = app(w, h);
+        insta::assert_snapshot!(format!("library_{w}x{h}"), screen(&a));
+    }
+}
+
+#[test]
+fn library_filtered() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        press(&mut a, &["f"]);
+        type_text(&mut a, "docker");
+        insta::assert_snapshot!(format!("library_filter_{w}x{h}"), screen(&a));
+    }
+}
+
+#[test]
+fn help() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        press(&mut a, &["?"]);
+        insta::assert_snapshot!(format!("help_{w}x{h}"), screen(&a));
+    }
+}
