@@ -26,6 +26,16 @@ struct Pty {
 
 impl Pty {
     fn spawn(home: &tempfile::TempDir, args: &[&str], cols: u16, rows: u16) -> Pty {
+        Pty::spawn_with(home, args, &[], cols, rows)
+    }
+
+    fn spawn_with(
+        home: &tempfile::TempDir,
+        args: &[&str],
+        env: &[(&str, &str)],
+        cols: u16,
+        rows: u16,
+    ) -> Pty {
         let system = native_pty_system();
         let pair = system
             .openpty(PtySize {
@@ -42,6 +52,9 @@ impl Pty {
         cmd.env_remove("LORE_KNOWLEDGE");
         cmd.env_remove("NO_COLOR");
         cmd.env_remove("TMUX");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
         let child = pair.slave.spawn_command(cmd).expect("lore starts");
         drop(pair.slave);
         let parser = Arc::new(Mutex::new(vt100::Parser::new(nz(rows), nz(cols), 0)));
@@ -197,4 +210,26 @@ fn without_a_terminal_lore_says_so_and_exits_2() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("stdout is not one"), "{stderr}");
     assert!(out.stdout.is_empty());
+}
+
+/// Debug builds panic on purpose after the first frame when LORE_TEST_PANIC is
+/// set: the hook must leave the alternate screen and raw mode before it prints
+/// the message and the log's path.
+#[cfg(debug_assertions)]
+#[test]
+fn a_panic_restores_the_terminal_then_names_the_log() {
+    let home = common::home();
+    let mut pty = Pty::spawn_with(&home, &[], &[("LORE_TEST_PANIC", "1")], 100, 30);
+    let status = pty.wait_exit();
+    assert_eq!(status.exit_code(), 101);
+    let screen = pty.wait_for("internal error");
+    let log = home.path().join("state").join("lore.log");
+    assert!(screen.contains("LORE_TEST_PANIC is set"), "{screen}");
+    assert!(screen.contains("lore.log"), "{screen}");
+    let parser = pty.parser.lock().unwrap();
+    assert!(!parser.screen().alternate_screen(), "still on the alternate screen");
+    assert!(!parser.screen().hide_cursor(), "the cursor is still hidden");
+    drop(parser);
+    let logged = std::fs::read_to_string(&log).expect("the log file");
+    assert!(logged.contains("panic in thread main"), "{logged}");
 }

@@ -150,6 +150,12 @@ fn event_loop(tui: &mut terminal::Tui, mut app: App) -> Result<(), TuiError> {
     let inside_tmux = std::env::var_os("TMUX").is_some_and(|v| !v.is_empty());
     loop {
         tui.draw(|frame| views::draw(frame, &app))?;
+        // Fault injection for the test that the panic hook restores the
+        // terminal; debug builds only, so a release binary has no such switch.
+        #[cfg(debug_assertions)]
+        if std::env::var_os("LORE_TEST_PANIC").is_some() {
+            panic!("LORE_TEST_PANIC is set");
+        }
         carry_out(tui, &mut app, inside_tmux)?;
         if app.quit {
             return Ok(());
