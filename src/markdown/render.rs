@@ -26,6 +26,8 @@ const CONTINUATION: &str = "↪ ";
 /// In front of a link to a file in the knowledge: lore can open it.
 const FOLLOWABLE: &str = "→";
 const CONTINUATION_WIDTH: usize = 2;
+/// Narrowest code frame, so a one-word block still looks like a block.
+const MIN_FRAME: usize = 16;
 
 pub fn render(doc: &Document, options: &RenderOptions<'_>) -> Rendered {
     let width = usize::from(options.width).max(MIN_WIDTH);
@@ -327,6 +329,9 @@ impl Renderer<'_> {
             } => {
                 let id = self.link_infos.len();
                 let target = match self.doc.links.get(id) {
+                    _ if *link_type == LinkType::Email => {
+                        LinkTarget::External(format!("mailto:{dest_url}"))
+                    }
                     Some(link) if link.dest == dest_url.as_ref() => link.target.clone(),
                     _ => resolve(&self.doc.path, dest_url),
                 };
@@ -348,11 +353,7 @@ impl Renderer<'_> {
                 }
                 self.inline_styles.push(self.theme.link);
             }
-            Tag::Image { .. } => {
-                if self.image.is_none() {
-                    self.image = Some(String::new());
-                }
-            }
+            Tag::Image { .. } if self.image.is_none() => self.image = Some(String::new()),
             _ => {}
         }
     }
@@ -427,20 +428,6 @@ impl Renderer<'_> {
         if let Some(alt) = self.image.as_mut() {
             alt.push_str(text);
             return;
-        }
-        let mut text = text;
-        // The corpus writes finished tasks as a literal `[✓]`.
-        if self.inline.is_empty()
-            && let Some(Container::Item { shown: false, .. }) = self.containers.last()
-            && let Some(rest) = text
-                .strip_prefix("[✓]")
-                .or_else(|| text.strip_prefix("[✔]"))
-        {
-            self.set_task(true);
-            text = rest.trim_start();
-            if text.is_empty() {
-                return;
-            }
         }
         self.collect_title(text);
         self.collect_link_text(text);
@@ -555,28 +542,6 @@ impl Renderer<'_> {
             return;
         };
         let width = self.content_width();
-        let first = self.out.lines.len();
-        // Top frame: `┌─ bash ────`.
-        let mut top = vec![Span::styled("┌─", self.theme.code_border)];
-        let mut used = 2;
-        if let Some(lang) = &code.lang {
-            let label = sanitize(lang);
-            let room = width.saturating_sub(used + 2);
-            let label = truncate(&label, room);
-            used += 2 + wrap::width(&label);
-            top.push(Span::styled(" ", self.theme.code_border));
-            top.push(Span::styled(label, self.theme.code_label));
-            top.push(Span::styled(" ", self.theme.code_border));
-        }
-        if width > used {
-            top.push(Span::styled(
-                "─".repeat(width - used),
-                self.theme.code_border,
-            ));
-        }
-        self.push_line(top, code.fence_line, &[]);
-        let top_index = self.out.lines.len() - 1;
-
         let highlighted = match (self.highlighter, &code.lang) {
             (Some(h), Some(lang)) => h.highlight(&code.raw, lang, self.theme),
             _ => None,
@@ -587,6 +552,32 @@ impl Renderer<'_> {
                 .map(|l| vec![Span::styled(l.to_string(), self.theme.code_block)])
                 .collect()
         });
+        let widest = lines
+            .iter()
+            .map(|l| l.iter().map(|s| wrap::width(&s.content)).sum::<usize>())
+            .max()
+            .unwrap_or(0);
+
+        // Top frame `┌─ bash ────`, as wide as the code (within the width).
+        let mut top = vec![Span::styled("┌─", self.theme.code_border)];
+        let mut used = 2;
+        if let Some(lang) = &code.lang {
+            let label = truncate(&sanitize(lang), width.saturating_sub(used + 2));
+            used += 2 + wrap::width(&label);
+            top.push(Span::styled(" ", self.theme.code_border));
+            top.push(Span::styled(label, self.theme.code_label));
+            top.push(Span::styled(" ", self.theme.code_border));
+        }
+        let frame = width.min(widest.max(used + 2).max(MIN_FRAME));
+        if frame > used {
+            top.push(Span::styled(
+                "─".repeat(frame - used),
+                self.theme.code_border,
+            ));
+        }
+        self.push_line(top, code.fence_line, &[]);
+        let top_index = self.out.lines.len() - 1;
+
         let start = code.first_text_line.unwrap_or(code.fence_line + 1);
         for (i, spans) in lines.into_iter().enumerate() {
             let source = start + i;
@@ -600,13 +591,12 @@ impl Renderer<'_> {
                 self.push_line(piece, source, &[]);
             }
         }
-        let bottom = format!("└{}", "─".repeat(width.saturating_sub(1)));
+        let bottom = format!("└{}", "─".repeat(frame.saturating_sub(1)));
         self.push_line(
             vec![Span::styled(bottom, self.theme.code_border)],
             closing_line,
             &[],
         );
-        debug_assert!(top_index >= first);
         self.out.code_blocks.push(RenderedCode {
             first_line: top_index,
             last_line: self.out.lines.len() - 1,
@@ -652,6 +642,11 @@ impl Renderer<'_> {
     fn flush_inline(&mut self) {
         if self.inline.is_empty() || self.table.is_some() {
             return;
+        }
+        if let Some(Container::Item { shown: false, .. }) = self.containers.last()
+            && strip_literal_task(&mut self.inline)
+        {
+            self.set_task(true);
         }
         let inlines = std::mem::take(&mut self.inline);
         let width = self.content_width();
@@ -782,6 +777,46 @@ impl Renderer<'_> {
         }
         self.out
     }
+}
+
+/// The corpus writes finished tasks as a literal `[✓]` (or `[✔]`) at the start
+/// of an item; pulldown-cmark only knows `[x]`. Removes the mark (which the
+/// parser may have split over several text events) and says if it was there.
+fn strip_literal_task(inlines: &mut Vec<Inline>) -> bool {
+    let mut text = String::new();
+    for inline in inlines.iter() {
+        match inline {
+            Inline::Text(frag) if frag.link.is_none() => text.push_str(&frag.text),
+            _ => break,
+        }
+        if text.chars().count() >= 4 {
+            break;
+        }
+    }
+    let Some(rest) = text
+        .strip_prefix("[✓]")
+        .or_else(|| text.strip_prefix("[✔]"))
+    else {
+        return false;
+    };
+    if !(rest.is_empty() || rest.starts_with(' ')) {
+        return false;
+    }
+    // Remove the mark's bytes and the space after it from the front.
+    let mut remove = "[✓]".len() + usize::from(rest.starts_with(' '));
+    while remove > 0 && !inlines.is_empty() {
+        let Inline::Text(frag) = &mut inlines[0] else {
+            break;
+        };
+        if frag.text.len() <= remove {
+            remove -= frag.text.len();
+            inlines.remove(0);
+        } else {
+            frag.text.drain(..remove);
+            remove = 0;
+        }
+    }
+    true
 }
 
 /// Drops `columns` columns from the left of a prefix.
