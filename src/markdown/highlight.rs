@@ -7,7 +7,8 @@
 //! language is plain text, never an error. This module only colours text; it
 //! never decides layout.
 
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
@@ -17,7 +18,14 @@ use syntect::parsing::{SyntaxReference, SyntaxSet};
 use syntect::util::LinesWithEndings;
 use two_face::theme::EmbeddedLazyThemeSet;
 
-use crate::theme::Theme;
+use crate::theme::{Theme, ThemeKey};
+
+/// Highlighted lines of one code block.
+pub type HighlightedLines = Vec<Vec<Span<'static>>>;
+
+/// Blocks remembered before the memo starts over (the whole shipped corpus
+/// has about 400).
+const MEMO_LIMIT: usize = 2048;
 
 /// Fence names the corpus and its readers use, and the grammar each means.
 /// Anything else is looked up by grammar name or file extension.
@@ -70,9 +78,21 @@ const BASH: &str = "Bourne Again Shell (bash)";
 const DOCKERFILE: &str = "Dockerfile (with bash)";
 
 /// The grammars and colour themes, loaded once.
+///
+/// Highlighting does not depend on the width, and syntect is the slow part of
+/// rendering (tens of microseconds a line for shell), so each block's result
+/// is remembered: a resize or a second visit re-lays out without re-parsing.
 pub struct Highlighter {
     syntaxes: SyntaxSet,
     themes: EmbeddedLazyThemeSet,
+    memo: Mutex<HashMap<MemoKey, Arc<HighlightedLines>>>,
+}
+
+#[derive(PartialEq, Eq, Hash)]
+struct MemoKey {
+    grammar: String,
+    theme: ThemeKey,
+    code: String,
 }
 
 static GLOBAL: OnceLock<Highlighter> = OnceLock::new();
@@ -84,6 +104,7 @@ impl Highlighter {
         Highlighter {
             syntaxes: two_face::syntax::extra_newlines(),
             themes: two_face::theme::extra(),
+            memo: Mutex::new(HashMap::new()),
         }
     }
 
@@ -137,11 +158,62 @@ impl Highlighter {
         code: &str,
         lang: &str,
         theme: &Theme,
-    ) -> Option<Vec<Vec<Span<'static>>>> {
-        let syntax_theme = self.themes.get(theme.syntax_theme()?);
+    ) -> Option<Arc<HighlightedLines>> {
+        let theme_name = theme.syntax_theme()?;
         let syntax = self.syntax(lang)?;
+        let key = MemoKey {
+            grammar: syntax.name.clone(),
+            theme: theme.key(),
+            code: code.to_string(),
+        };
+        if let Some(lines) = self.memo().get(&key) {
+            return Some(Arc::clone(lines));
+        }
+        let lines = Arc::new(self.highlight_uncached(code, syntax, theme_name, theme)?);
+        let mut memo = self.memo();
+        if memo.len() >= MEMO_LIMIT {
+            memo.clear();
+        }
+        memo.insert(key, Arc::clone(&lines));
+        Some(lines)
+    }
+
+    /// Highlights every code block of `doc` ahead of time, so its first render
+    /// only lays out. Meant for a worker thread (the TUI's, after `warm`).
+    pub fn prepare(&self, doc: &crate::corpus::Document, theme: &Theme) {
+        for block in &doc.code_blocks {
+            if let Some(lang) = &block.lang {
+                self.highlight(&block.code, lang, theme);
+            }
+        }
+    }
+
+    /// How many blocks' highlighting is remembered.
+    pub fn remembered(&self) -> usize {
+        self.memo().len()
+    }
+
+    /// Forgets remembered highlighting (to measure, or to free memory).
+    pub fn clear_memo(&self) {
+        self.memo().clear();
+    }
+
+    fn memo(&self) -> std::sync::MutexGuard<'_, HashMap<MemoKey, Arc<HighlightedLines>>> {
+        // A panic elsewhere cannot leave the map half-updated; keep using it.
+        self.memo
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn highlight_uncached(
+        &self,
+        code: &str,
+        syntax: &SyntaxReference,
+        theme_name: two_face::theme::EmbeddedThemeName,
+        theme: &Theme,
+    ) -> Option<HighlightedLines> {
         let code = crate::text::sanitize(code);
-        let mut lines = HighlightLines::new(syntax, syntax_theme);
+        let mut lines = HighlightLines::new(syntax, self.themes.get(theme_name));
         let mut out = Vec::new();
         for line in LinesWithEndings::from(&code) {
             let regions = lines.highlight_line(line, &self.syntaxes).ok()?;
@@ -230,6 +302,37 @@ mod tests {
                 "`{alias}` ({grammar}) came out in one colour: {lines:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_block_is_highlighted_once_per_theme() {
+        let highlighter = Highlighter::load();
+        let dark = Theme::for_name(ThemeName::Dark);
+        let light = Theme::for_name(ThemeName::Light);
+        let first = highlighter.highlight("ls -l\n", "sh", &dark).unwrap();
+        let again = highlighter.highlight("ls -l\n", "bash", &dark).unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        let other = highlighter.highlight("ls -l\n", "sh", &light).unwrap();
+        assert!(!Arc::ptr_eq(&first, &other));
+        highlighter.clear_memo();
+        let fresh = highlighter.highlight("ls -l\n", "sh", &dark).unwrap();
+        assert!(!Arc::ptr_eq(&first, &fresh));
+        assert_eq!(first, fresh);
+    }
+
+    #[test]
+    fn prepare_remembers_every_block_a_document_highlights() {
+        let highlighter = Highlighter::load();
+        let doc = crate::corpus::Document::parse(crate::sources::SourceFile {
+            rel: "a.md".into(),
+            origin: crate::sources::Origin::Builtin,
+            text: "```bash\nls\n```\n\n```text\nplain\n```\n\n```py\nx = 1\n```\n".into(),
+            stamp: None,
+        });
+        highlighter.prepare(&doc, &Theme::for_name(ThemeName::Dark));
+        assert_eq!(highlighter.remembered(), 2, "bash and python, not text");
+        highlighter.prepare(&doc, &Theme::plain());
+        assert_eq!(highlighter.remembered(), 2, "nothing to colour under plain");
     }
 
     #[test]

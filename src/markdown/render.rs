@@ -11,7 +11,9 @@ use pulldown_cmark::{CodeBlockKind, Event, LinkType, Parser, Tag, TagEnd};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::highlight::Highlighter;
+use std::sync::Arc;
+
+use super::highlight::{HighlightedLines, Highlighter};
 use super::table::{self, Row};
 use super::wrap::{self, Frag, Inline, WrappedLine, break_preformatted, wrap};
 use super::{RenderOptions, Rendered, RenderedCode, RenderedHeading, RenderedLink};
@@ -509,10 +511,10 @@ impl Renderer<'_> {
         let wrapped = wrap(&inlines, width);
         let mut first = None;
         let mut widest = 0;
-        for line in &wrapped {
+        for line in wrapped {
+            widest = widest.max(line.width);
             let index = self.push_wrapped(line);
             first.get_or_insert(index);
-            widest = widest.max(line.width);
         }
         let style = self.theme.heading(level);
         let source = self.out.source_lines.last().copied().unwrap_or(1);
@@ -546,11 +548,13 @@ impl Renderer<'_> {
             (Some(h), Some(lang)) => h.highlight(&code.raw, lang, self.theme),
             _ => None,
         };
-        let lines: Vec<Vec<Span<'static>>> = highlighted.unwrap_or_else(|| {
-            sanitize(&code.raw)
-                .lines()
-                .map(|l| vec![Span::styled(l.to_string(), self.theme.code_block)])
-                .collect()
+        let lines: Arc<HighlightedLines> = highlighted.unwrap_or_else(|| {
+            Arc::new(
+                sanitize(&code.raw)
+                    .lines()
+                    .map(|l| vec![Span::styled(l.to_string(), self.theme.code_block)])
+                    .collect(),
+            )
         });
         let widest = lines
             .iter()
@@ -579,9 +583,9 @@ impl Renderer<'_> {
         let top_index = self.out.lines.len() - 1;
 
         let start = code.first_text_line.unwrap_or(code.fence_line + 1);
-        for (i, spans) in lines.into_iter().enumerate() {
+        for (i, spans) in lines.iter().enumerate() {
             let source = start + i;
-            for (k, mut piece) in break_preformatted(&spans, width, CONTINUATION_WIDTH)
+            for (k, mut piece) in break_preformatted(spans, width, CONTINUATION_WIDTH)
                 .into_iter()
                 .enumerate()
             {
@@ -633,7 +637,7 @@ impl Renderer<'_> {
         };
         let width = self.content_width();
         for line in table::layout(&table.rows, &table.aligns, width, self.theme) {
-            self.push_wrapped(&line);
+            self.push_wrapped(line);
         }
         self.need_blank = true;
     }
@@ -651,17 +655,17 @@ impl Renderer<'_> {
         let inlines = std::mem::take(&mut self.inline);
         let width = self.content_width();
         for line in wrap(&inlines, width) {
-            self.push_wrapped(&line);
+            self.push_wrapped(line);
         }
     }
 
-    fn push_wrapped(&mut self, line: &WrappedLine) -> usize {
+    fn push_wrapped(&mut self, line: WrappedLine) -> usize {
         let source = if line.source == 0 {
             self.out.source_lines.last().copied().unwrap_or(1)
         } else {
             line.source
         };
-        self.push_line(line.spans.clone(), source, &line.links)
+        self.push_line(line.spans, source, &line.links)
     }
 
     /// Columns left for content inside the current containers.

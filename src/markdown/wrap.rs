@@ -106,6 +106,13 @@ struct Word<'a> {
     width: usize,
 }
 
+impl Word<'_> {
+    fn clear(&mut self) {
+        self.pieces.clear();
+        self.width = 0;
+    }
+}
+
 struct Wrapper {
     width: usize,
     lines: Vec<WrappedLine>,
@@ -206,7 +213,7 @@ pub fn wrap(inlines: &[Inline], width: usize) -> Vec<WrappedLine> {
         let frag = match inline {
             Inline::Break => {
                 wrapper.place(&word);
-                word = Word::default();
+                word.clear();
                 wrapper.new_line();
                 any = true;
                 continue;
@@ -230,7 +237,7 @@ pub fn wrap(inlines: &[Inline], width: usize) -> Vec<WrappedLine> {
             }
             let end = rest.find(|c| !is_break_space(c)).unwrap_or(rest.len());
             wrapper.place(&word);
-            word = Word::default();
+            word.clear();
             if wrapper.current.width > 0 {
                 wrapper.space = Some((frag.style, frag.link));
             }
