@@ -28,6 +28,8 @@ const CONTINUATION: &str = "↪ ";
 /// In front of a link to a file in the knowledge: lore can open it.
 const FOLLOWABLE: &str = "→";
 const CONTINUATION_WIDTH: usize = 2;
+/// Widest footnote label kept as a hanging marker (`[12] `).
+const MAX_FOOTNOTE_MARKER: usize = 6;
 /// Narrowest code frame, so a one-word block still looks like a block.
 const MIN_FRAME: usize = 16;
 
@@ -55,6 +57,7 @@ pub fn render(doc: &Document, options: &RenderOptions<'_>) -> Rendered {
         code: None,
         table: None,
         html: None,
+        lead: None,
     };
     let body = doc.body();
     let events: Vec<Spanned<'_>> = Parser::new_ext(body, markdown_options())
@@ -149,6 +152,8 @@ struct Renderer<'a> {
     code: Option<CodeState>,
     table: Option<TableState>,
     html: Option<(String, usize)>,
+    /// Text to put before the next inline text (a long footnote label).
+    lead: Option<Frag>,
 }
 
 impl Renderer<'_> {
@@ -294,11 +299,27 @@ impl Renderer<'_> {
                 self.blank_if_needed();
                 let marker = format!("[{}] ", sanitize(label));
                 let width = wrap::width(&marker);
-                self.containers.push(Container::Item {
-                    marker: vec![Span::styled(marker, self.theme.footnote)],
-                    width,
-                    shown: false,
-                });
+                if width <= MAX_FOOTNOTE_MARKER {
+                    self.containers.push(Container::Item {
+                        marker: vec![Span::styled(marker, self.theme.footnote)],
+                        width,
+                        shown: false,
+                    });
+                } else {
+                    // A long label would eat the width as a hanging indent:
+                    // it leads the note's first line instead.
+                    self.containers.push(Container::Item {
+                        marker: Vec::new(),
+                        width: 0,
+                        shown: false,
+                    });
+                    self.lead = Some(Frag {
+                        text: marker,
+                        style: self.theme.footnote,
+                        link: None,
+                        source: line,
+                    });
+                }
             }
             Tag::Table(aligns) => {
                 self.flush_inline();
@@ -381,6 +402,9 @@ impl Renderer<'_> {
                 self.need_blank = true;
             }
             TagEnd::Item | TagEnd::FootnoteDefinition => {
+                if let Some(lead) = self.lead.take() {
+                    self.inline.insert(0, Inline::Text(lead));
+                }
                 self.flush_inline();
                 if let Some(Container::Item { shown: false, .. }) = self.containers.last() {
                     self.push_line(Vec::new(), line, &[]);
@@ -477,6 +501,9 @@ impl Renderer<'_> {
     fn push_frag(&mut self, text: String, style: Style, source: usize) {
         if text.is_empty() {
             return;
+        }
+        if let Some(lead) = self.lead.take() {
+            self.inline.push(Inline::Text(lead));
         }
         self.inline.push(Inline::Text(Frag {
             text,
