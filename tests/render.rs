@@ -452,6 +452,22 @@ fn only_sgr_escapes(text: &str) -> bool {
 }
 
 #[test]
+fn windows_line_endings_do_not_show_as_carets() {
+    let doc = document(
+        "crlf.md",
+        "# T\r\n\r\ntext\r\nmore\r\n\r\n<div>\r\nx\r\n</div>\r\n\r\n```bash\r\necho hi\r\n```\r\n\r\n```\r\nplain\r\n```\r\n",
+    );
+    for rendered in [plain(&doc, 80), coloured(&doc, 80)] {
+        let all = text(&rendered);
+        assert!(!all.contains("^M"), "{all}");
+        assert!(
+            all.contains("\ntext more\n") && all.contains("\necho hi\n"),
+            "{all}"
+        );
+    }
+}
+
+#[test]
 fn every_shipped_document_renders_within_its_width() {
     let corpus = Corpus::load(&SourceSet {
         builtin: Some(&BUILTIN_KNOWLEDGE),

@@ -38,6 +38,7 @@ fn push_line(out: &mut String, line: &Line<'_>, color: bool) {
     // Every SGR starts from a reset (`0;`), so a reset is only written
     // before unstyled text and at the end of the line.
     let mut styled = false;
+    let mut current = Style::new();
     for span in &line.spans {
         let text = &span.content;
         let safe;
@@ -52,8 +53,11 @@ fn push_line(out: &mut String, line: &Line<'_>, color: bool) {
         }
         let style = line.style.patch(span.style);
         if color && style != Style::new() {
-            out.push_str(&sgr(style));
+            if !styled || style != current {
+                out.push_str(&sgr(style));
+            }
             styled = true;
+            current = style;
         } else if styled {
             out.push_str("\x1b[0m");
             styled = false;

@@ -212,7 +212,11 @@ impl Highlighter {
         theme_name: two_face::theme::EmbeddedThemeName,
         theme: &Theme,
     ) -> Option<HighlightedLines> {
-        let code = crate::text::sanitize(code);
+        // Line by line: `lines` understands CRLF, which sanitize would show as `^M`.
+        let code: String = code
+            .lines()
+            .flat_map(|line| [crate::text::sanitize(line), "\n".to_string()])
+            .collect();
         let mut lines = HighlightLines::new(syntax, self.themes.get(theme_name));
         let mut out = Vec::new();
         for line in LinesWithEndings::from(&code) {

@@ -577,9 +577,9 @@ impl Renderer<'_> {
         };
         let lines: Arc<HighlightedLines> = highlighted.unwrap_or_else(|| {
             Arc::new(
-                sanitize(&code.raw)
+                code.raw
                     .lines()
-                    .map(|l| vec![Span::styled(l.to_string(), self.theme.code_block)])
+                    .map(|l| vec![Span::styled(sanitize(l), self.theme.code_block)])
                     .collect(),
             )
         });
@@ -643,8 +643,9 @@ impl Renderer<'_> {
         };
         let width = self.content_width();
         let style = self.style().patch(self.theme.html);
-        for (i, line) in sanitize(&html).lines().enumerate() {
-            let spans = vec![Span::styled(line.to_string(), style)];
+        // `lines` first: it understands CRLF, which sanitize would show as `^M`.
+        for (i, line) in html.lines().enumerate() {
+            let spans = vec![Span::styled(sanitize(line), style)];
             for (k, mut piece) in break_preformatted(&spans, width, CONTINUATION_WIDTH)
                 .into_iter()
                 .enumerate()
