@@ -7,11 +7,11 @@
 //! Every piece of file text is sanitized before it is measured, so control
 //! characters can neither reach the terminal nor upset the widths.
 
+use std::sync::Arc;
+
 use pulldown_cmark::{CodeBlockKind, Event, LinkType, Parser, Tag, TagEnd};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-
-use std::sync::Arc;
 
 use super::highlight::{HighlightedLines, Highlighter};
 use super::table::{self, Row};
@@ -24,10 +24,11 @@ use crate::theme::Theme;
 /// Narrowest layout: a smaller width is laid out at this one.
 pub const MIN_WIDTH: usize = 10;
 const BULLETS: [&str; 3] = ["•", "◦", "▪"];
+/// Starts each continuation of a wrapped code or HTML line.
 const CONTINUATION: &str = "↪ ";
+const CONTINUATION_WIDTH: usize = 2;
 /// In front of a link to a file in the knowledge: lore can open it.
 const FOLLOWABLE: &str = "→";
-const CONTINUATION_WIDTH: usize = 2;
 /// Widest footnote label kept as a hanging marker (`[12] `).
 const MAX_FOOTNOTE_MARKER: usize = 6;
 /// Narrowest code frame, so a one-word block still looks like a block.
