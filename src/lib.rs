@@ -10,6 +10,7 @@
 //! Document / Corpus             corpus      (the only Markdown structure parser)
 //!        │
 //!        ├──► check             lore check
+//!        ├──► markdown          Document + width + theme -> styled lines (pure)
 //!        ▼
 //! CLI verbs / TUI               commands, tui
 //! ```
@@ -22,6 +23,8 @@ pub mod commands;
 pub mod config;
 pub mod corpus;
 pub mod diagnostic;
+pub mod markdown;
 pub mod sources;
 pub mod text;
+pub mod theme;
 pub mod tui;

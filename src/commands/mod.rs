@@ -2,6 +2,7 @@
 //! code. Library code never prints; this is where text meets stdout.
 
 mod check;
+mod show;
 mod tui;
 
 use std::io::{self, Write};
@@ -26,6 +27,7 @@ pub fn run(cli: Cli) -> ExitCode {
     };
     let result = match cli.command {
         Some(Command::Check) => check::run(&settings),
+        Some(Command::Show(args)) => show::run(&settings, &args),
         None => tui::run(&settings),
     };
     match result {
