@@ -12,7 +12,10 @@ fn the_readme_key_table_matches_the_code() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
     let readme = std::fs::read_to_string(&path).unwrap();
     let start = readme.find(BEGIN).expect("README has <!-- keys:begin -->") + BEGIN.len();
-    let end = start + readme[start..].find(END).expect("README has <!-- keys:end -->");
+    let end = start
+        + readme[start..]
+            .find(END)
+            .expect("README has <!-- keys:end -->");
     let generated = KeyMap::default().markdown();
     if readme[start..end] != generated {
         if std::env::var_os("LORE_BLESS").is_some() {

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use lore::config::ThemeName;
 use lore::corpus::Corpus;
 use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+use lore::theme::Theme;
 use lore::tui::action::Action;
 use lore::tui::app::{App, AppInit};
 use lore::tui::keymap::{Key, KeyMap, Named};
@@ -80,8 +81,7 @@ proptest! {
         let mut app = App::new(AppInit {
             corpus,
             keys: KeyMap::default(),
-            theme: ThemeName::Dark,
-            color: true,
+            theme: Theme::for_name(ThemeName::Dark),
             mouse: false,
             warnings: Vec::new(),
             log_path: None,

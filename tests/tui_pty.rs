@@ -227,9 +227,61 @@ fn a_panic_restores_the_terminal_then_names_the_log() {
     assert!(screen.contains("LORE_TEST_PANIC is set"), "{screen}");
     assert!(screen.contains("lore.log"), "{screen}");
     let parser = pty.parser.lock().unwrap();
-    assert!(!parser.screen().alternate_screen(), "still on the alternate screen");
+    assert!(
+        !parser.screen().alternate_screen(),
+        "still on the alternate screen"
+    );
     assert!(!parser.screen().hide_cursor(), "the cursor is still hidden");
     drop(parser);
     let logged = std::fs::read_to_string(&log).expect("the log file");
     assert!(logged.contains("panic in thread main"), "{logged}");
+}
+
+/// Reading without search: filter the library, open a document, follow its
+/// first link, copy the Dockerfile block found there, come back.
+#[test]
+fn read_follow_a_link_copy_a_dockerfile_block_and_go_back() {
+    let home = common::home();
+    let mut pty = Pty::spawn(&home, &[], 100, 30);
+    pty.wait_for("lore · Library");
+    pty.send("f");
+    pty.send("CUPTI Deep Dive");
+    pty.wait_for("filter: CUPTI Deep Dive");
+    pty.send("\r");
+    pty.wait_for("CUDA Profiling Tools Interface");
+    // The first link on screen leads to the arr-coc investigation.
+    pty.send("\t");
+    pty.wait_for("investigations/arr-coc-cupti-investigation.md  (Enter opens)");
+    pty.send("\r");
+    pty.wait_until("the investigation to open", |s| {
+        s.lines()
+            .next()
+            .is_some_and(|l| l.contains("investigations/arr-coc-cupti-investigation.md"))
+    });
+    pty.send("f");
+    pty.send("ARG BUILDER_IMAGE");
+    pty.send("\r");
+    pty.wait_for("FROM ${BUILDER_IMAGE} AS builder");
+    pty.send("y");
+    pty.wait_for("copied the dockerfile block");
+    let expected = base64_of(
+        "# The notes do not name the builder's base image; pass it in\nARG BUILDER_IMAGE\n",
+    );
+    pty.wait_for_raw(format!("\x1b]52;c;{expected}").as_bytes());
+    pty.send("\x7f");
+    pty.wait_until("the CUPTI deep dive again", |s| {
+        s.lines()
+            .next()
+            .is_some_and(|l| l.contains("cuda/20-cupti-deep-dive-arr-coc.md"))
+    });
+    pty.send("q");
+    assert!(pty.wait_exit().success());
+}
+
+/// The start of the base64 of `text`, up to a whole 3-byte group, so it is a
+/// prefix of the encoding of anything that starts with `text`.
+fn base64_of(text: &str) -> String {
+    use base64::Engine;
+    let whole = text.len() / 3 * 3;
+    base64::engine::general_purpose::STANDARD.encode(&text.as_bytes()[..whole])
 }

@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use lore::config::ThemeName;
 use lore::corpus::Corpus;
 use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+use lore::theme::Theme;
 use lore::tui::action::Action;
 use lore::tui::app::{App, AppInit};
 use lore::tui::keymap::{Key, KeyMap};
@@ -24,8 +24,7 @@ fn app(width: u16, height: u16) -> App {
     App::new(AppInit {
         corpus: shipped(),
         keys: KeyMap::default(),
-        theme: ThemeName::Dark,
-        color: false,
+        theme: Theme::plain(),
         mouse: false,
         warnings: Vec::new(),
         log_path: None,
@@ -91,5 +90,34 @@ fn help() {
         let mut a = app(w, h);
         press(&mut a, &["?"]);
         insta::assert_snapshot!(format!("help_{w}x{h}"), screen(&a));
+    }
+}
+
+fn open(app: &mut App, path: &str) {
+    use lore::tui::app::Screen;
+    use lore::tui::reader::{At, Via};
+    assert!(app.open_document(path, At::Top, Vec::new(), Via::Screen(Screen::Library)));
+}
+
+#[test]
+fn reader() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        open(&mut a, "cuda/20-cupti-deep-dive-arr-coc.md");
+        insta::assert_snapshot!(format!("reader_{w}x{h}"), screen(&a));
+    }
+}
+
+#[test]
+fn reader_with_contents_find_and_a_focused_link() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        open(&mut a, "cuda/20-cupti-deep-dive-arr-coc.md");
+        press(&mut a, &["t", "j", "j", "enter"]);
+        insta::assert_snapshot!(format!("reader_toc_{w}x{h}"), screen(&a));
+        press(&mut a, &["esc", "f"]);
+        type_text(&mut a, "libcupti");
+        press(&mut a, &["enter", "n", "tab"]);
+        insta::assert_snapshot!(format!("reader_find_{w}x{h}"), screen(&a));
     }
 }

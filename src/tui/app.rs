@@ -9,21 +9,24 @@ use std::sync::Arc;
 
 use ratatui::layout::Size;
 
-use crate::config::ThemeName;
 use crate::corpus::Corpus;
 use crate::diagnostic::Diagnostic;
+use crate::markdown::RenderCache;
 use crate::text::sanitize;
+use crate::theme::Theme;
 
 use super::action::Action;
 use super::keymap::{Key, KeyMap, Mode};
 use super::layout;
 use super::library::Library;
+use super::reader::{At, Reader, Via};
 use super::style::Chrome;
 
 /// Which screen fills the body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Screen {
     Library,
+    Reader,
     Log,
 }
 
@@ -55,8 +58,8 @@ pub struct Status {
 pub struct AppInit {
     pub corpus: Arc<Corpus>,
     pub keys: KeyMap,
-    pub theme: ThemeName,
-    pub color: bool,
+    /// The document theme (`Theme::plain()` under NO_COLOR).
+    pub theme: Theme,
     pub mouse: bool,
     /// Problems met while loading (config, keys, knowledge, trees).
     pub warnings: Vec<Diagnostic>,
@@ -69,14 +72,17 @@ pub struct App {
     pub corpus: Arc<Corpus>,
     pub keys: KeyMap,
     pub chrome: Chrome,
-    pub theme: ThemeName,
-    pub color: bool,
+    pub theme: Theme,
     pub size: Size,
     pub screen: Screen,
     /// The help overlay is open, scrolled this far.
     pub help: Option<usize>,
     pub library: Library,
+    pub reader: Reader,
     pub log: LogView,
+    /// Syntax highlighting has loaded: code is rendered in colour.
+    pub highlighter_ready: bool,
+    pub renders: RenderCache,
     pub warnings: Vec<Diagnostic>,
     pub status: Option<Status>,
     pub mouse: bool,
@@ -98,14 +104,16 @@ impl App {
     pub fn new(init: AppInit) -> App {
         let library = Library::new(&init.corpus);
         let mut app = App {
-            chrome: Chrome::new(init.theme, init.color),
+            chrome: Chrome::new(&init.theme),
             theme: init.theme,
-            color: init.color,
             size: init.size,
             screen: Screen::Library,
             help: None,
             library,
+            reader: Reader::default(),
             log: LogView::default(),
+            highlighter_ready: false,
+            renders: RenderCache::default(),
             warnings: init.warnings,
             status: None,
             mouse: init.mouse,
@@ -134,6 +142,10 @@ impl App {
         match self.screen {
             Screen::Library if self.library.filtering => Mode::Filter,
             Screen::Library => Mode::Library,
+            Screen::Reader if self.reader.find.typing => Mode::Find,
+            Screen::Reader if self.reader.picker.is_some() => Mode::Picker,
+            Screen::Reader if self.reader.toc.is_some() => Mode::Toc,
+            Screen::Reader => Mode::Reader,
             Screen::Log => Mode::Log,
         }
     }
@@ -146,6 +158,10 @@ impl App {
     /// Side effects queued by `update`, oldest first.
     pub fn take_effects(&mut self) -> Vec<Effect> {
         std::mem::take(&mut self.effects)
+    }
+
+    pub(super) fn effects_push(&mut self, effect: Effect) {
+        self.effects.push(effect);
     }
 
     pub fn set_status(&mut self, level: Level, text: impl Into<String>) {
@@ -183,7 +199,13 @@ impl App {
                 self.set_status(Level::Info, text);
                 return;
             }
-            Action::HighlighterReady => return,
+            Action::HighlighterReady => {
+                if self.theme.has_color() && !self.highlighter_ready {
+                    self.highlighter_ready = true;
+                    self.rerender_reader();
+                }
+                return;
+            }
             _ => {}
         }
         if self.help.is_some() {
@@ -213,6 +235,7 @@ impl App {
         }
         match self.screen {
             Screen::Library => self.update_library(action),
+            Screen::Reader => self.update_reader(action),
             Screen::Log => self.update_log(action),
         }
     }
@@ -223,6 +246,7 @@ impl App {
         self.library.cursor.reveal(self.library.rows.len(), height);
         let max = self.log_line_count().saturating_sub(1);
         self.log.scroll = self.log.scroll.min(max);
+        self.rerender_reader();
     }
 
     /// Handles an action while help is open; false if help should close and
@@ -314,7 +338,12 @@ impl App {
                 match library.selected_doc() {
                     Some(doc) => {
                         let path = self.corpus.documents[doc].path.clone();
-                        self.open_document(&path);
+                        self.open_document(
+                            &path,
+                            At::Top,
+                            Vec::new(),
+                            Via::Screen(Screen::Library),
+                        );
                     }
                     None => self.set_status(Level::Info, "nothing to open"),
                 }
@@ -326,11 +355,6 @@ impl App {
     fn refilter(&mut self) {
         let height = self.library_height();
         self.library.refilter(height);
-    }
-
-    /// Opens a document in the reader.
-    pub fn open_document(&mut self, path: &str) {
-        self.set_status(Level::Info, format!("{path}: the reader is not built yet"));
     }
 
     pub fn log_line_count(&self) -> usize {

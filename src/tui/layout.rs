@@ -71,3 +71,42 @@ pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
         height,
     )
 }
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReaderLayout {
+    /// Where document lines go (inside a one-column margin on each side).
+    pub text: Rect,
+    /// The table of contents panel, when open.
+    pub toc: Option<Rect>,
+}
+
+/// The reader's body: the text, and the table of contents on the left when
+/// open. On a narrow terminal the panel takes the whole body instead of
+/// squeezing the text.
+pub fn reader(body: Rect, toc_open: bool) -> ReaderLayout {
+    let margin = |r: Rect| Rect::new(r.x + 1, r.y, r.width.saturating_sub(2), r.height);
+    if !toc_open {
+        return ReaderLayout {
+            text: margin(body),
+            toc: None,
+        };
+    }
+    if body.width < 60 {
+        return ReaderLayout {
+            text: margin(body),
+            toc: Some(body),
+        };
+    }
+    let toc_width = (body.width / 3).clamp(24, 40);
+    let toc = Rect::new(body.x, body.y, toc_width, body.height);
+    let text = Rect::new(
+        body.x + toc_width,
+        body.y,
+        body.width - toc_width,
+        body.height,
+    );
+    ReaderLayout {
+        text: margin(text),
+        toc: Some(toc),
+    }
+}

@@ -18,6 +18,8 @@ pub mod keymap;
 pub mod layout;
 pub mod library;
 pub mod logfile;
+pub mod page;
+pub mod reader;
 pub mod style;
 pub mod terminal;
 pub mod views;
@@ -35,6 +37,8 @@ use ratatui::layout::Size;
 use crate::config::Settings;
 use crate::corpus::Corpus;
 use crate::diagnostic::Diagnostic;
+use crate::markdown::Highlighter;
+use crate::theme::{Theme, terminal_has_truecolor};
 
 use action::Action;
 use app::{App, AppInit, Effect};
@@ -110,12 +114,16 @@ fn prepare(settings: &Settings) -> Result<(App, Services), TuiError> {
     for w in &warnings {
         log::warn!("{w}");
     }
+    let theme = if settings.color {
+        Theme::for_name(settings.theme).with_truecolor(terminal_has_truecolor())
+    } else {
+        Theme::plain()
+    };
     let (width, height) = ratatui::crossterm::terminal::size()?;
     let app = App::new(AppInit {
         corpus,
         keys,
-        theme: settings.theme,
-        color: settings.color,
+        theme,
         mouse: settings.config.mouse.unwrap_or(false),
         warnings,
         log_path,
@@ -144,9 +152,28 @@ fn spawn_input(events: Sender<Event>) {
     }
 }
 
+/// Loads the syntax definitions off the input path; until they are in, code
+/// is drawn plain, and the reader re-renders in colour when they arrive.
+fn spawn_highlighter(events: Sender<Event>) {
+    let spawned = thread::Builder::new()
+        .name("highlighter".into())
+        .spawn(move || {
+            let started = std::time::Instant::now();
+            Highlighter::warm();
+            log::info!("syntax highlighting loaded in {:?}", started.elapsed());
+            let _ = events.send(Event::Action(Action::HighlighterReady));
+        });
+    if let Err(err) = spawned {
+        log::error!("cannot start the highlighter thread: {err}");
+    }
+}
+
 fn event_loop(tui: &mut terminal::Tui, mut app: App) -> Result<(), TuiError> {
     let (tx, rx): (Sender<Event>, Receiver<Event>) = mpsc::channel();
     spawn_input(tx.clone());
+    if app.theme.has_color() {
+        spawn_highlighter(tx.clone());
+    }
     let inside_tmux = std::env::var_os("TMUX").is_some_and(|v| !v.is_empty());
     loop {
         tui.draw(|frame| views::draw(frame, &app))?;

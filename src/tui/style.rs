@@ -1,11 +1,12 @@
 //! Colours and emphasis for the TUI's own chrome (bars, lists, selections,
-//! highlights), for a dark or a light terminal, or none at all under NO_COLOR.
-//! Document text is styled by the Markdown renderer; this is only the frame
-//! around it.
+//! highlights), for a dark or a light terminal, or emphasis only under
+//! NO_COLOR. Document text is styled by the Markdown renderer with `Theme`;
+//! this is only the frame around it, built from the same theme.
 
 use ratatui::style::{Color, Modifier, Style};
 
 use crate::config::ThemeName;
+use crate::theme::Theme;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Chrome {
@@ -40,57 +41,50 @@ pub struct Chrome {
 }
 
 impl Chrome {
-    pub fn new(theme: ThemeName, color: bool) -> Chrome {
-        if !color {
+    /// The chrome that goes with a document theme: the shared styles
+    /// (selection, matches, status bar, dim text) come from the theme so the
+    /// frame and the document agree. A plain theme (NO_COLOR) gets emphasis
+    /// only.
+    pub fn new(theme: &Theme) -> Chrome {
+        let Some(name) = theme.name else {
             return Chrome::plain();
-        }
-        let (fg_dim, accent, bar_bg, bar_fg, sel_bg, hl_bg, warn, err, ok) = match theme {
+        };
+        let (accent, warn, err, ok, current) = match name {
             ThemeName::Dark => (
-                Color::Gray,
-                Color::Cyan,
-                Color::Indexed(236),
-                Color::White,
-                Color::Indexed(24),
-                Color::Indexed(58),
-                Color::Yellow,
+                Color::LightCyan,
+                Color::LightYellow,
                 Color::LightRed,
                 Color::LightGreen,
+                Color::LightMagenta,
             ),
             ThemeName::Light => (
-                Color::DarkGray,
                 Color::Blue,
-                Color::Indexed(254),
-                Color::Black,
-                Color::Indexed(153),
-                Color::Indexed(229),
                 Color::Indexed(130),
                 Color::Red,
                 Color::Green,
+                Color::Magenta,
             ),
         };
+        let bold = Modifier::BOLD;
         Chrome {
-            header: Style::new()
-                .fg(bar_fg)
-                .bg(bar_bg)
-                .add_modifier(Modifier::BOLD),
-            status: Style::new().fg(bar_fg).bg(bar_bg),
-            key: Style::new().fg(accent).add_modifier(Modifier::BOLD),
-            dim: Style::new().fg(fg_dim),
-            heading: Style::new().fg(accent).add_modifier(Modifier::BOLD),
-            title: Style::new(),
-            selected: Style::new().bg(sel_bg).add_modifier(Modifier::BOLD),
-            matched: Style::new().fg(warn).add_modifier(Modifier::BOLD),
-            found: Style::new().bg(hl_bg).add_modifier(Modifier::UNDERLINED),
-            found_current: Style::new()
-                .fg(Color::Black)
-                .bg(Color::Yellow)
-                .add_modifier(Modifier::BOLD),
-            link_focus: Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD),
+            header: theme.status_bar.add_modifier(bold),
+            status: theme.status_bar,
+            key: Style::new().fg(accent).add_modifier(bold),
+            dim: theme.dim,
+            heading: theme.heading(2),
+            title: theme.text,
+            selected: theme.selection.add_modifier(bold),
+            matched: Style::new()
+                .fg(warn)
+                .add_modifier(bold | Modifier::UNDERLINED),
+            found: theme.search_match,
+            found_current: Style::new().fg(Color::Black).bg(current).add_modifier(bold),
+            link_focus: theme.selection.add_modifier(bold),
             warning: Style::new().fg(warn),
-            error: Style::new().fg(err).add_modifier(Modifier::BOLD),
+            error: Style::new().fg(err).add_modifier(bold),
             ok: Style::new().fg(ok),
-            border: Style::new().fg(fg_dim),
-            input: Style::new().add_modifier(Modifier::BOLD),
+            border: theme.dim,
+            input: Style::new().add_modifier(bold),
         }
     }
 

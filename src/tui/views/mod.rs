@@ -7,6 +7,7 @@
 pub mod help;
 pub mod library;
 pub mod log;
+pub mod reader;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -16,7 +17,9 @@ use ratatui::widgets::{Clear, Paragraph, Wrap};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use super::app::{App, Level, Screen};
+use super::keymap::Mode;
 use super::layout::{self, MIN_HEIGHT, MIN_WIDTH};
+use crate::text::sanitize;
 
 /// Draws the whole screen for the app's current state.
 pub fn draw(frame: &mut Frame<'_>, app: &App) {
@@ -29,6 +32,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
     header(frame, app, bands.header);
     match app.screen {
         Screen::Library => library::draw(frame, app, bands.body),
+        Screen::Reader => reader::draw(frame, app, bands.body),
         Screen::Log => log::draw(frame, app, bands.body),
     }
     footer(frame, app, bands.footer);
@@ -53,8 +57,10 @@ fn too_small(frame: &mut Frame<'_>, app: &App) {
     );
 }
 
-/// The screen's name and, after a dot, what it shows.
+/// The screen's name and, after a dot, what it shows; on the right, where
+/// the reader is in its document.
 fn header(frame: &mut Frame<'_>, app: &App, area: Rect) {
+    let mut right = String::new();
     let (name, detail) = match app.screen {
         Screen::Library => (
             "Library",
@@ -67,11 +73,29 @@ fn header(frame: &mut Frame<'_>, app: &App, area: Rect) {
                 }
             ),
         ),
+        Screen::Reader => match &app.reader.page {
+            Some(page) => {
+                let height = layout::reader(layout::body(app.size), app.reader.toc.is_some())
+                    .text
+                    .height as usize;
+                let position = reader::position(page, height);
+                let path = fit_left(
+                    &sanitize(&page.doc.path),
+                    (area.width as usize).saturating_sub(position.len() + 3 + 28),
+                );
+                right = format!("{path}  {position} ");
+                ("Reader", sanitize(&page.doc.title))
+            }
+            None => ("Reader", String::new()),
+        },
         Screen::Log => ("Log", format!("{} warnings", app.warnings.len())),
     };
-    let text = format!(" lore · {name} · {detail}");
+    let width = area.width as usize;
+    let room = width.saturating_sub(right.width() + 1);
+    let left = fit(&format!(" lore · {name} · {detail}"), room);
+    let gap = width.saturating_sub(left.width() + right.width());
     frame.render_widget(
-        Paragraph::new(fit(&text, area.width as usize)).style(app.chrome.header),
+        Paragraph::new(format!("{left}{}{right}", " ".repeat(gap))).style(app.chrome.header),
         area,
     );
 }
@@ -81,7 +105,17 @@ fn header(frame: &mut Frame<'_>, app: &App, area: Rect) {
 fn footer(frame: &mut Frame<'_>, app: &App, area: Rect) {
     let chrome = &app.chrome;
     let mut left: Vec<Span<'static>> = Vec::new();
-    if let Some(status) = &app.status {
+    let mode = app.mode();
+    if mode == Mode::Find {
+        left.push(Span::styled(" find: ", chrome.status));
+        left.push(Span::styled(
+            format!("{}▏", sanitize(&app.reader.find.input.text)),
+            chrome.status.patch(chrome.input),
+        ));
+        if let Some(count) = reader::match_count(app) {
+            left.push(Span::styled(format!(" {count} "), chrome.status));
+        }
+    } else if let Some(status) = &app.status {
         let style = match status.level {
             Level::Info => chrome.status,
             Level::Ok => chrome.status.patch(chrome.ok),
@@ -90,6 +124,17 @@ fn footer(frame: &mut Frame<'_>, app: &App, area: Rect) {
         };
         left.push(Span::styled(format!(" {}", status.text), style));
     } else {
+        if app.screen == Screen::Reader
+            && let Some(count) = reader::match_count(app)
+        {
+            left.push(Span::styled(
+                format!(
+                    " `{}` {count} (n/N) ",
+                    sanitize(&app.reader.find.input.text)
+                ),
+                chrome.status,
+            ));
+        }
         if !app.warnings.is_empty() {
             let n = app.warnings.len();
             left.push(Span::styled(
