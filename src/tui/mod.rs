@@ -152,16 +152,40 @@ fn spawn_input(events: Sender<Event>) {
     }
 }
 
+/// Code blocks highlighted ahead of time after start-up, at most: enough for
+/// the shipped corpus and then some, well under the highlighter's memo size.
+const PREPARE_BLOCKS: usize = 1000;
+
 /// Loads the syntax definitions off the input path; until they are in, code
 /// is drawn plain, and the reader re-renders in colour when they arrive.
-fn spawn_highlighter(events: Sender<Event>) {
+/// Then highlights documents' code blocks ahead of time, so opening one later
+/// only lays it out.
+fn spawn_highlighter(events: Sender<Event>, corpus: Arc<Corpus>, theme: Theme) {
     let spawned = thread::Builder::new()
         .name("highlighter".into())
         .spawn(move || {
             let started = std::time::Instant::now();
             Highlighter::warm();
             log::info!("syntax highlighting loaded in {:?}", started.elapsed());
-            let _ = events.send(Event::Action(Action::HighlighterReady));
+            if events
+                .send(Event::Action(Action::HighlighterReady))
+                .is_err()
+            {
+                return;
+            }
+            let highlighter = Highlighter::global();
+            let mut blocks = 0;
+            for doc in &corpus.documents {
+                if blocks + doc.code_blocks.len() > PREPARE_BLOCKS {
+                    break;
+                }
+                blocks += doc.code_blocks.len();
+                highlighter.prepare(doc, &theme);
+            }
+            log::info!(
+                "{blocks} code blocks highlighted ahead in {:?}",
+                started.elapsed()
+            );
         });
     if let Err(err) = spawned {
         log::error!("cannot start the highlighter thread: {err}");
@@ -172,7 +196,7 @@ fn event_loop(tui: &mut terminal::Tui, mut app: App) -> Result<(), TuiError> {
     let (tx, rx): (Sender<Event>, Receiver<Event>) = mpsc::channel();
     spawn_input(tx.clone());
     if app.theme.has_color() {
-        spawn_highlighter(tx.clone());
+        spawn_highlighter(tx.clone(), Arc::clone(&app.corpus), app.theme.clone());
     }
     let inside_tmux = std::env::var_os("TMUX").is_some_and(|v| !v.is_empty());
     loop {

@@ -1,0 +1,264 @@
+//! What the app does in answer to keys, checked on its state and the effects
+//! it asks for (no terminal): reading, links, history, copying.
+
+use std::sync::Arc;
+
+use lore::corpus::{Corpus, LinkTarget};
+use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+use lore::theme::Theme;
+use lore::tui::action::Action;
+use lore::tui::app::{App, AppInit, Effect, Level, Screen};
+use lore::tui::keymap::{Key, KeyMap, Mode};
+use lore::tui::reader::{At, Via};
+use ratatui::layout::Size;
+
+const CUPTI: &str = "cuda/20-cupti-deep-dive-arr-coc.md";
+
+fn app() -> App {
+    App::new(AppInit {
+        corpus: Arc::new(Corpus::load(&SourceSet {
+            builtin: Some(&BUILTIN_KNOWLEDGE),
+            overlays: Vec::new(),
+        })),
+        keys: KeyMap::default(),
+        theme: Theme::plain(),
+        mouse: false,
+        warnings: Vec::new(),
+        log_path: None,
+        size: Size::new(100, 30),
+    })
+}
+
+fn press(app: &mut App, keys: &[&str]) {
+    for name in keys {
+        let key = Key::parse(name).expect("a key name");
+        if let Some(action) = app.action_for_key(key) {
+            app.update(action);
+        }
+    }
+}
+
+fn open(app: &mut App, path: &str, at: At) {
+    assert!(app.open_document(path, at, Vec::new(), Via::Screen(Screen::Library)));
+}
+
+fn page(app: &App) -> &lore::tui::page::Page {
+    app.reader.page.as_ref().expect("a page is open")
+}
+
+fn status(app: &App) -> String {
+    app.status
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default()
+}
+
+fn copies(app: &mut App) -> Vec<String> {
+    app.take_effects()
+        .into_iter()
+        .filter_map(|e| match e {
+            Effect::Copy(text) => Some(text),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn enter_in_the_library_opens_the_selected_document_and_esc_returns() {
+    let mut a = app();
+    press(&mut a, &["j"]);
+    let selected = a.library.selected_doc().unwrap();
+    press(&mut a, &["enter"]);
+    assert_eq!(a.screen, Screen::Reader);
+    assert_eq!(page(&a).doc.path, a.corpus.documents[selected].path);
+    press(&mut a, &["esc"]);
+    assert_eq!(a.screen, Screen::Library);
+}
+
+#[test]
+fn following_a_link_and_going_back_returns_to_the_same_place() {
+    let mut a = app();
+    open(&mut a, CUPTI, At::Line(5));
+    let top = page(&a).top;
+    press(&mut a, &["tab"]);
+    let link = page(&a).focused().cloned().expect("a link on screen");
+    let LinkTarget::Internal { path, .. } = &link.target else {
+        panic!("expected an internal link first, got {link:?}");
+    };
+    press(&mut a, &["enter"]);
+    assert_eq!(&page(&a).doc.path, path);
+    press(&mut a, &["backspace"]);
+    assert_eq!(page(&a).doc.path, CUPTI);
+    assert_eq!(page(&a).top, top);
+    press(&mut a, &["L"]);
+    assert_eq!(&page(&a).doc.path, path, "forward goes to the link again");
+    press(&mut a, &["H", "backspace"]);
+    assert_eq!(
+        a.screen,
+        Screen::Library,
+        "back past the first page leaves the reader"
+    );
+}
+
+#[test]
+fn a_web_link_is_shown_and_copied_never_opened() {
+    let mut a = app();
+    open(&mut a, CUPTI, At::Line(45));
+    let mut found = false;
+    for _ in 0..20 {
+        press(&mut a, &["tab"]);
+        if matches!(
+            page(&a).focused().map(|l| &l.target),
+            Some(LinkTarget::External(_))
+        ) {
+            found = true;
+            break;
+        }
+    }
+    assert!(found, "a web link on screen");
+    press(&mut a, &["enter"]);
+    assert_eq!(page(&a).doc.path, CUPTI, "still on the same page");
+    assert!(
+        status(&a).contains("not opened: https://docs.nvidia.com/cupti/"),
+        "{}",
+        status(&a)
+    );
+    press(&mut a, &["c"]);
+    assert_eq!(
+        copies(&mut a),
+        vec!["https://docs.nvidia.com/cupti/api/modules.html"]
+    );
+}
+
+#[test]
+fn y_copies_the_code_block_nearest_the_top_and_says_so() {
+    let mut a = app();
+    open(
+        &mut a,
+        CUPTI,
+        At::Anchor("adding-cupti-to-a-runtime-image".into()),
+    );
+    let expected = page(&a).code_on_screen(a.reader_height())[0].raw.clone();
+    press(&mut a, &["y"]);
+    assert_eq!(copies(&mut a), vec![expected]);
+    assert_eq!(a.status.as_ref().unwrap().level, Level::Ok);
+    assert!(status(&a).starts_with("copied the"), "{}", status(&a));
+}
+
+#[test]
+fn the_picker_copies_the_block_whose_number_is_pressed() {
+    let mut a = app();
+    open(
+        &mut a,
+        CUPTI,
+        At::Anchor("adding-cupti-to-a-runtime-image".into()),
+    );
+    press(&mut a, &["Y"]);
+    assert_eq!(a.mode(), Mode::Picker);
+    let blocks = a.reader.picker.as_ref().unwrap().0.clone();
+    let n = blocks.len();
+    let last = page(&a).rendered.code_blocks[blocks[n - 1]].raw.clone();
+    a.update(Action::Choose(n));
+    assert_eq!(a.mode(), Mode::Reader);
+    assert_eq!(copies(&mut a), vec![last]);
+}
+
+#[test]
+fn find_counts_matches_and_n_moves_through_them() {
+    let mut a = app();
+    open(&mut a, CUPTI, At::Top);
+    press(&mut a, &["f"]);
+    assert_eq!(a.mode(), Mode::Find);
+    for c in "libcupti".chars() {
+        a.update(Action::Input(c));
+    }
+    let count = a.reader.find.marks.len();
+    assert!(count > 5, "{count} matches");
+    press(&mut a, &["enter"]);
+    assert_eq!(a.mode(), Mode::Reader);
+    let first = a.reader.find.current.unwrap();
+    press(&mut a, &["n", "n", "N"]);
+    assert_eq!(a.reader.find.current, Some(first + 1));
+    let line = a.reader.find.marks[first + 1].line;
+    assert!(page(&a).visible(a.reader_height()).contains(&line));
+    press(&mut a, &["esc"]);
+    assert!(
+        a.reader.find.marks.is_empty(),
+        "Esc clears the matches first"
+    );
+    assert_eq!(a.screen, Screen::Reader);
+}
+
+#[test]
+fn the_contents_panel_jumps_to_a_section() {
+    let mut a = app();
+    open(&mut a, CUPTI, At::Top);
+    press(&mut a, &["t"]);
+    assert_eq!(a.mode(), Mode::Toc);
+    let headings = page(&a).rendered.headings.clone();
+    let target = headings
+        .iter()
+        .position(|h| h.anchor == "overhead")
+        .unwrap();
+    for _ in 0..target {
+        press(&mut a, &["j"]);
+    }
+    press(&mut a, &["enter"]);
+    assert_eq!(
+        page(&a).top,
+        page(&a).rendered.line_for_anchor("overhead").unwrap()
+    );
+    press(&mut a, &["t"]);
+    assert_eq!(a.mode(), Mode::Reader);
+    assert_eq!(
+        page(&a).top,
+        page(&a).rendered.line_for_anchor("overhead").unwrap(),
+        "closing the panel (a wider re-render) keeps the section at the top"
+    );
+}
+
+#[test]
+fn a_document_and_its_drop_are_one_key_apart() {
+    let mut a = app();
+    open(&mut a, CUPTI, At::Top);
+    press(&mut a, &["D"]);
+    assert_eq!(
+        page(&a).doc.path,
+        "drops/KNOWLEDGE-DROP-cupti-deep-dive-2026-11-22.md"
+    );
+    press(&mut a, &["D"]);
+    assert_eq!(page(&a).doc.path, CUPTI);
+}
+
+#[test]
+fn resizing_keeps_the_section_on_screen() {
+    let mut a = app();
+    open(&mut a, CUPTI, At::Anchor("overhead".into()));
+    a.update(Action::Resize(50, 20));
+    let line = page(&a).rendered.line_for_anchor("overhead").unwrap();
+    assert_eq!(page(&a).top, line);
+    a.update(Action::Resize(160, 50));
+    let line = page(&a).rendered.line_for_anchor("overhead").unwrap();
+    assert_eq!(page(&a).top, line);
+}
+
+#[test]
+fn mouse_capture_toggles_and_asks_the_terminal() {
+    let mut a = app();
+    press(&mut a, &["m"]);
+    assert!(a.mouse);
+    assert_eq!(a.take_effects(), vec![Effect::Mouse(true)]);
+    press(&mut a, &["m"]);
+    assert_eq!(a.take_effects(), vec![Effect::Mouse(false)]);
+}
+
+#[test]
+fn q_quits_from_the_reader_but_types_in_find() {
+    let mut a = app();
+    open(&mut a, CUPTI, At::Top);
+    press(&mut a, &["f", "q"]);
+    assert!(!a.quit);
+    assert_eq!(a.reader.find.input.text, "q");
+    press(&mut a, &["esc", "q"]);
+    assert!(a.quit);
+}
