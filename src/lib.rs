@@ -21,6 +21,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod corpus;
+pub mod decide;
 pub mod diagnostic;
 pub mod sources;
 pub mod text;
