@@ -2,6 +2,7 @@
 //! code. Library code never prints; this is where text meets stdout.
 
 mod check;
+mod decide;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -25,6 +26,7 @@ pub fn run(cli: Cli) -> ExitCode {
     };
     let result = match cli.command {
         Some(Command::Check) => check::run(&settings),
+        Some(Command::Decide(args)) => decide::run(&settings, &args),
         None => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             let _ = cmd.print_help();

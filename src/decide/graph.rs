@@ -126,7 +126,10 @@ fn dot_text(text: &str) -> String {
 }
 
 fn one_line(text: &str) -> String {
-    sanitize(text).split_whitespace().collect::<Vec<_>>().join(" ")
+    sanitize(text)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[cfg(test)]
@@ -158,13 +161,19 @@ mod tests {
         assert_eq!(dot_text("say \"hi\" \\ o"), "say \\\"hi\\\" \\\\ o");
         let d = to_dot(&sample());
         assert!(d.starts_with("digraph \"sample\" {\n"));
-        assert!(d.contains("    \"first\" -> \"out-b\" [label=\"B\"];\n"), "{d}");
+        assert!(
+            d.contains("    \"first\" -> \"out-b\" [label=\"B\"];\n"),
+            "{d}"
+        );
         assert!(d.contains("    \"out-a\" [shape=box"), "{d}");
         assert!(d.ends_with("}\n"));
     }
 
     #[test]
     fn mermaid_labels_cannot_break_out() {
-        assert_eq!(mermaid_text("a \"b\" <c>\nd"), "a #quot;b#quot; #lt;c#gt; d");
+        assert_eq!(
+            mermaid_text("a \"b\" <c>\nd"),
+            "a #quot;b#quot; #lt;c#gt; d"
+        );
     }
 }

@@ -34,13 +34,19 @@ use crate::sources::SourceSet;
 pub enum DecideError {
     #[error("no decision tree `{id}` ({})", listing("trees", valid))]
     UnknownTree { id: String, valid: Vec<String> },
-    #[error("tree `{tree}` has no question `{question}` ({})", listing("questions", valid))]
+    #[error(
+        "tree `{tree}` has no question `{question}` ({})",
+        listing("questions", valid)
+    )]
     UnknownQuestion {
         tree: String,
         question: String,
         valid: Vec<String>,
     },
-    #[error("question `{question}` has no option `{option}` ({})", listing("options", valid))]
+    #[error(
+        "question `{question}` has no option `{option}` ({})",
+        listing("options", valid)
+    )]
     UnknownOption {
         question: String,
         option: String,
@@ -185,6 +191,9 @@ mod tests {
     #[test]
     fn unknown_ids_list_the_valid_ones() {
         let err = find_tree(&[], "need-cupti").unwrap_err();
-        assert_eq!(err.to_string(), "no decision tree `need-cupti` (no trees loaded)");
+        assert_eq!(
+            err.to_string(),
+            "no decision tree `need-cupti` (no trees loaded)"
+        );
     }
 }

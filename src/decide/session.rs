@@ -379,7 +379,10 @@ verdict = "B it is"
             err.to_string(),
             "question `second` has no option `up` (options: left, right)"
         );
-        assert!(s.path().is_empty(), "nothing is applied when one answer is wrong");
+        assert!(
+            s.path().is_empty(),
+            "nothing is applied when one answer is wrong"
+        );
 
         let err = s
             .apply(&answers(&[("first", "a"), ("first", "b")]))

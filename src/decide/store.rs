@@ -237,13 +237,18 @@ impl SessionStore {
                 format!("{id}-{date}-{n}.md")
             };
             let file = dir.join(name);
-            match fs::OpenOptions::new().write(true).create_new(true).open(&file) {
+            match fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&file)
+            {
                 Ok(mut handle) => {
-                    io::Write::write_all(&mut handle, text.as_bytes())
-                        .map_err(|source| StoreError::Io {
+                    io::Write::write_all(&mut handle, text.as_bytes()).map_err(|source| {
+                        StoreError::Io {
                             path: file.clone(),
                             source,
-                        })?;
+                        }
+                    })?;
                     return Ok(file);
                 }
                 Err(err) if err.kind() == io::ErrorKind::AlreadyExists => n += 1,
@@ -341,8 +346,14 @@ mod tests {
         let (listed, warnings) = store.list();
         assert!(listed.is_empty());
         assert_eq!(warnings.len(), 1);
-        assert!(warnings[0].message.contains("not a saved lore session"), "{warnings:?}");
-        assert!(matches!(store.load("sample"), Err(StoreError::Format { .. })));
+        assert!(
+            warnings[0].message.contains("not a saved lore session"),
+            "{warnings:?}"
+        );
+        assert!(matches!(
+            store.load("sample"),
+            Err(StoreError::Format { .. })
+        ));
     }
 
     #[test]

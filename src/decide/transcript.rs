@@ -17,7 +17,12 @@ impl Session {
         let mut md = String::new();
         // Writing into a String cannot fail.
         let _ = writeln!(md, "# {}\n", one_line(&tree.title));
-        let _ = writeln!(md, "- Decision tree: `{}` — {}", tree.id, one_line(&tree.summary));
+        let _ = writeln!(
+            md,
+            "- Decision tree: `{}` — {}",
+            tree.id,
+            one_line(&tree.summary)
+        );
         let _ = writeln!(md, "- Date: {date}");
         let status = match self.current() {
             Step::Outcome(o) => format!("outcome `{}` reached", o.id),
@@ -36,7 +41,11 @@ impl Session {
                     one_line(&step.option.label),
                     step.option.id
                 );
-                let _ = writeln!(md, "   - Why it matters: {}", indented(&step.question.why, 5));
+                let _ = writeln!(
+                    md,
+                    "   - Why it matters: {}",
+                    indented(&step.question.why, 5)
+                );
             }
         }
 
@@ -84,7 +93,10 @@ impl Session {
 
 /// Tree text meant for one line: sanitized, line breaks folded to spaces.
 fn one_line(text: &str) -> String {
-    sanitize(text.trim()).split_whitespace().collect::<Vec<_>>().join(" ")
+    sanitize(text.trim())
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Multi-line text continued under a list item.
@@ -150,7 +162,10 @@ mod tests {
         let tree = sample();
         let s = Session::new(&tree);
         let md = s.transcript("2026-11-22");
-        assert!(md.contains("- Status: in progress, at question `first`\n"), "{md}");
+        assert!(
+            md.contains("- Status: in progress, at question `first`\n"),
+            "{md}"
+        );
         assert!(md.contains("\n## Next question\n\n**First?**\n"), "{md}");
         assert!(md.contains("- A (`a`)\n- B (`b`)\n"), "{md}");
         assert!(!md.contains("How we got here"));

@@ -150,7 +150,10 @@ impl Evidence {
 
     /// The heading anchor, without `#`.
     pub fn anchor(&self) -> Option<&str> {
-        self.link.split_once('#').map(|(_, a)| a).filter(|a| !a.is_empty())
+        self.link
+            .split_once('#')
+            .map(|(_, a)| a)
+            .filter(|a| !a.is_empty())
     }
 }
 
@@ -393,11 +396,7 @@ pub fn parse(file: &SourceFile) -> (Option<DecisionTree>, Vec<Diagnostic>) {
 
     let mut nodes = Vec::new();
     match raw_nodes {
-        None => error(
-            &mut out,
-            1,
-            "no nodes: add [nodes.<id>] tables".to_string(),
-        ),
+        None => error(&mut out, 1, "no nodes: add [nodes.<id>] tables".to_string()),
         Some(value) => {
             let span = value.span();
             match value.into_inner() {
@@ -500,7 +499,11 @@ fn parse_node(
     out: &mut Vec<Diagnostic>,
 ) -> Option<Node> {
     let mut error = |at: usize, msg: String| {
-        out.push(Diagnostic::error(path, Some(at), format!("node `{id}`: {msg}")));
+        out.push(Diagnostic::error(
+            path,
+            Some(at),
+            format!("node `{id}`: {msg}"),
+        ));
     };
     if !is_valid_id(&id) {
         error(line, format!("the id must {ID_RULE}"));
@@ -757,13 +760,18 @@ expect = "done"
     fn every_bad_node_is_reported_not_only_the_first() {
         let text = SMALL
             .replace("why = \"Because\"", "why = \"Because\"\nverdict = \"x\"")
-            .replace("verdict = \"All done\"", "verdict = \"All done\"\ncolour = 1");
+            .replace(
+                "verdict = \"All done\"",
+                "verdict = \"All done\"\ncolour = 1",
+            );
         let (tree, mut diags) = parse(&file(&text));
         assert!(tree.is_none());
         crate::diagnostic::sort(&mut diags);
         let messages: Vec<String> = diags.iter().map(ToString::to_string).collect();
         assert_eq!(messages.len(), 2, "{messages:#?}");
-        assert!(messages[0].starts_with("t.toml:7: error: node `q`: `verdict` belongs to outcomes"));
+        assert!(
+            messages[0].starts_with("t.toml:7: error: node `q`: `verdict` belongs to outcomes")
+        );
         assert!(
             messages[1].starts_with("t.toml:28: error: node `done`: unknown field `colour`"),
             "{messages:?}"

@@ -227,13 +227,19 @@ fn check_tests(tree: &DecisionTree, out: &mut Vec<Diagnostic>) {
         }
         match session.current() {
             Step::Question(q) => {
-                error(format!("stops at question `{}`, which it does not answer", q.id));
+                error(format!(
+                    "stops at question `{}`, which it does not answer",
+                    q.id
+                ));
             }
             Step::Outcome(o) if o.id != test.expect => match tree.node(&test.expect) {
                 Some(Node::Outcome(_)) => {
                     error(format!("reaches `{}`, expected `{}`", o.id, test.expect));
                 }
-                _ => error(format!("expects `{}`, which is not an outcome", test.expect)),
+                _ => error(format!(
+                    "expects `{}`, which is not an outcome",
+                    test.expect
+                )),
             },
             Step::Outcome(_) => {}
         }
