@@ -254,7 +254,7 @@ pub fn is_valid_id(id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
-const ID_RULE: &str = "use only letters, digits, `-` and `_`";
+const ID_RULE: &str = "must use only letters, digits, `-` and `_`";
 
 // ---- the serde shapes of the file --------------------------------------------
 
@@ -390,7 +390,7 @@ pub fn parse(file: &SourceFile) -> (Option<DecisionTree>, Vec<Diagnostic>) {
         error(
             &mut out,
             lines.of(&h.id.span()),
-            format!("tree id `{}`: {ID_RULE}", h.id.get_ref()),
+            format!("tree id `{}` {ID_RULE}", h.id.get_ref()),
         );
     }
 
@@ -506,7 +506,11 @@ fn parse_node(
         ));
     };
     if !is_valid_id(&id) {
-        error(line, format!("the id must {ID_RULE}"));
+        out.push(Diagnostic::error(
+            path,
+            Some(line),
+            format!("node id `{id}` {ID_RULE}"),
+        ));
         return None;
     }
     let raw = match RawNode::deserialize(ValueDeserializer::from(value)) {
@@ -564,7 +568,7 @@ fn parse_node(
                 if !is_valid_id(o.id.get_ref()) {
                     error(
                         option_line,
-                        format!("option id `{}`: {ID_RULE}", o.id.get_ref()),
+                        format!("option id `{}` {ID_RULE}", o.id.get_ref()),
                     );
                     ok = false;
                 }
