@@ -445,3 +445,32 @@ fn the_cupti_tree_never_recommends_a_package_that_does_not_exist() {
     }
     assert!(text.contains("cuda-cupti-12-4"));
 }
+
+#[test]
+fn dockerfile_actions_avoid_the_trailing_comment_trap() {
+    // Docker reads `#` as a comment only at the start of a line, and a `\`
+    // continuation must end its line: either mistake silently changes the
+    // instruction (see the arr-coc case study).
+    let (_, trees) = shipped();
+    for tree in &trees {
+        for o in tree.outcomes() {
+            for action in o.actions.iter().filter(|a| a.lang == "dockerfile") {
+                for line in action.code.lines() {
+                    let trimmed = line.trim_start();
+                    assert!(
+                        trimmed.starts_with('#') || !trimmed.contains(" #"),
+                        "{} → {}: comment after an instruction: {line}",
+                        tree.id,
+                        o.id
+                    );
+                    assert!(
+                        !line.trim_end().ends_with('\\') || line.ends_with('\\'),
+                        "{} → {}: spaces after a line continuation: {line:?}",
+                        tree.id,
+                        o.id
+                    );
+                }
+            }
+        }
+    }
+}
