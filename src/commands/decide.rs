@@ -13,7 +13,7 @@ use crate::cli::{DecideArgs, GraphFormat};
 use crate::config::Settings;
 use crate::corpus::Corpus;
 use crate::decide::{self, DecisionTree, Outcome, Question, Session, SessionStore, Step};
-use crate::text::sanitize;
+use crate::text::{one_line, sanitize};
 
 use super::{EXIT_OK, EXIT_USAGE, stdout};
 
@@ -123,7 +123,7 @@ pub fn run(settings: &Settings, args: &DecideArgs) -> anyhow::Result<u8> {
                         out,
                         "  {:>2}. {answer:<width$}  {}",
                         i + 1,
-                        line(&option.label)
+                        one_line(&option.label)
                     )?;
                 }
                 let mut next = format!("lore decide {}", tree.id);
@@ -163,9 +163,9 @@ fn list(trees: &[DecisionTree], json: bool, color: bool) -> anyhow::Result<u8> {
                 out,
                 "{}  {}",
                 style.bold(&format!("{:<width$}", sanitize(&t.id))),
-                line(&t.title)
+                one_line(&t.title)
             )?;
-            writeln!(out, "{:width$}  {}", "", line(&t.summary))?;
+            writeln!(out, "{:width$}  {}", "", one_line(&t.summary))?;
         }
     }
     out.flush()?;
@@ -315,14 +315,6 @@ impl Style {
     }
 }
 
-/// Tree text for one line: sanitized, line breaks folded.
-fn line(text: &str) -> String {
-    sanitize(text.trim())
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// Tree text as a block, every line indented.
 fn block(text: &str, indent: &str) -> String {
     sanitize(text.trim_end())
@@ -343,13 +335,13 @@ fn print_header(out: &mut impl Write, session: &Session, style: Style) -> io::Re
     writeln!(
         out,
         "{} {}",
-        style.bold(&line(&tree.title)),
+        style.bold(&one_line(&tree.title)),
         style.dim(&format!("({})", sanitize(&tree.id)))
     )?;
     let history = session.history();
     // At an outcome the full "how we got here" replaces the breadcrumbs.
     if !history.is_empty() && !session.is_finished() {
-        let crumbs: Vec<String> = history.iter().map(|a| line(&a.option.label)).collect();
+        let crumbs: Vec<String> = history.iter().map(|a| one_line(&a.option.label)).collect();
         writeln!(out, "{}", style.dim(&crumbs.join(" › ")))?;
     }
     Ok(())
@@ -362,7 +354,7 @@ fn print_question(
     corpus: &Corpus,
     style: Style,
 ) -> io::Result<()> {
-    writeln!(out, "\n{}\n", style.bold(&line(&q.text)))?;
+    writeln!(out, "\n{}\n", style.bold(&one_line(&q.text)))?;
     writeln!(out, "  Why it matters:\n{}", block(&q.why, "    "))?;
     if let Some(help) = &q.help {
         writeln!(out, "  How to find out:\n{}", block(help, "    "))?;
@@ -386,7 +378,7 @@ fn print_evidence(
             None => Some(doc.title.clone()),
         });
         match heading {
-            Some(heading) => writeln!(out, "    {}  {}", sanitize(&e.link), line(&heading))?,
+            Some(heading) => writeln!(out, "    {}  {}", sanitize(&e.link), one_line(&heading))?,
             None => writeln!(out, "    {}", sanitize(&e.link))?,
         }
     }
@@ -403,9 +395,9 @@ fn print_outcome(
         out,
         "\n{} {}",
         style.bold("Outcome:"),
-        style.bold(&line(&o.title))
+        style.bold(&one_line(&o.title))
     )?;
-    writeln!(out, "{} {}", style.bold("Verdict:"), line(&o.verdict))?;
+    writeln!(out, "{} {}", style.bold("Verdict:"), one_line(&o.verdict))?;
     if !o.body.trim().is_empty() {
         writeln!(out, "\n{}", block(&o.body, "  "))?;
     }
@@ -415,8 +407,8 @@ fn print_outcome(
             writeln!(
                 out,
                 "\n  {} {}",
-                line(&action.label),
-                style.dim(&format!("[{}]", line(&action.lang)))
+                one_line(&action.label),
+                style.dim(&format!("[{}]", one_line(&action.lang)))
             )?;
             writeln!(out, "{}", block(&action.code, "    "))?;
         }
@@ -447,8 +439,8 @@ fn print_history(out: &mut impl Write, session: &Session, style: Style) -> io::R
             out,
             "  {}. {}  → {}",
             i + 1,
-            line(&step.question.text),
-            line(&step.option.label)
+            one_line(&step.question.text),
+            one_line(&step.option.label)
         )?;
     }
     Ok(())
@@ -531,9 +523,9 @@ pub(crate) fn walk(
         match session.current() {
             Step::Question(q) => {
                 let q = q.clone();
-                writeln!(out, "\n{}\n", style.bold(&line(&q.text)))?;
+                writeln!(out, "\n{}\n", style.bold(&one_line(&q.text)))?;
                 for (i, option) in q.options.iter().enumerate() {
-                    writeln!(out, "  {}. {}", i + 1, line(&option.label))?;
+                    writeln!(out, "  {}. {}", i + 1, one_line(&option.label))?;
                 }
                 let count = q.options.len();
                 loop {

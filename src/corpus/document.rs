@@ -227,13 +227,14 @@ fn file_stem(rel: &str) -> String {
 }
 
 /// Byte offsets of line starts, for turning parser offsets into line numbers.
-struct LineIndex {
+/// Byte offsets to 1-based lines, for anything that reports `file:line`.
+pub(crate) struct LineIndex {
     starts: Vec<usize>,
     len: usize,
 }
 
 impl LineIndex {
-    fn new(text: &str) -> Self {
+    pub(crate) fn new(text: &str) -> Self {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         if starts.len() > 1 && *starts.last().unwrap_or(&0) == text.len() {
@@ -246,7 +247,7 @@ impl LineIndex {
     }
 
     /// 1-based line of a byte offset.
-    fn line(&self, offset: usize) -> usize {
+    pub(crate) fn line(&self, offset: usize) -> usize {
         self.starts.partition_point(|&s| s <= offset.min(self.len))
     }
 

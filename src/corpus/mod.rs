@@ -7,6 +7,7 @@ mod document;
 mod drop;
 mod slug;
 
+pub(crate) use document::LineIndex;
 pub use document::{
     CodeBlock, Document, Kind, Link, LinkTarget, Section, markdown_options, resolve,
 };

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
 use super::tree::{DecisionTree, Node};
-use crate::text::sanitize;
+use crate::text::one_line;
 
 /// Mermaid `flowchart TD` source for the tree.
 pub fn to_mermaid(tree: &DecisionTree) -> String {
@@ -123,13 +123,6 @@ fn mermaid_text(text: &str) -> String {
 /// Text inside a DOT double-quoted string.
 fn dot_text(text: &str) -> String {
     one_line(text).replace('\\', "\\\\").replace('"', "\\\"")
-}
-
-fn one_line(text: &str) -> String {
-    sanitize(text)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 use std::fmt::Write;
 
 use super::session::{Session, Step};
-use crate::text::sanitize;
+use crate::text::{one_line, sanitize};
 
 impl Session {
     /// The session so far as Markdown. `date` is printed as given (`YYYY-MM-DD`
@@ -89,14 +89,6 @@ impl Session {
         }
         md
     }
-}
-
-/// Tree text meant for one line: sanitized, line breaks folded to spaces.
-fn one_line(text: &str) -> String {
-    sanitize(text.trim())
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// Multi-line text continued under a list item.

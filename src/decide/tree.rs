@@ -51,6 +51,7 @@ use serde::Deserialize;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue, ValueDeserializer};
 
+use crate::corpus::LineIndex;
 use crate::diagnostic::Diagnostic;
 use crate::sources::{Origin, SourceFile};
 
@@ -310,22 +311,16 @@ struct RawTest {
 
 // ---- parsing -----------------------------------------------------------------
 
-/// Line starts of a text, to turn byte offsets from toml spans into lines.
-struct Lines(Vec<usize>);
+/// Turns toml's byte spans into lines.
+struct Lines(LineIndex);
 
 impl Lines {
     fn new(text: &str) -> Lines {
-        let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        Lines(starts)
-    }
-
-    fn line(&self, offset: usize) -> usize {
-        self.0.partition_point(|&start| start <= offset)
+        Lines(LineIndex::new(text))
     }
 
     fn of(&self, span: &Range<usize>) -> usize {
-        self.line(span.start)
+        self.0.line(span.start)
     }
 }
 
@@ -533,35 +528,24 @@ fn parse_node(
     let kind_line = lines.of(&raw.kind.span());
     match raw.kind.get_ref().as_str() {
         "question" => {
-            let stray = [
-                ("title", raw.title.is_some()),
-                ("verdict", raw.verdict.is_some()),
-                ("body", raw.body.is_some()),
-                ("actions", raw.actions.is_some()),
-                ("related", raw.related.is_some()),
-            ];
-            let mut ok = true;
-            for (field, present) in stray {
-                if present {
-                    error(
-                        line,
-                        format!(
-                            "`{field}` belongs to outcomes; a question has text, why, help, evidence and options"
-                        ),
-                    );
-                    ok = false;
-                }
-            }
-            for (field, present) in [
-                ("text", raw.text.is_some()),
-                ("why", raw.why.is_some()),
-                ("options", raw.options.is_some()),
-            ] {
-                if !present {
-                    error(line, format!("a question needs `{field}`"));
-                    ok = false;
-                }
-            }
+            let mut ok = fields_fit(
+                &mut error,
+                line,
+                "a question",
+                &[
+                    ("text", raw.text.is_some()),
+                    ("why", raw.why.is_some()),
+                    ("options", raw.options.is_some()),
+                ],
+                &[
+                    ("title", raw.title.is_some()),
+                    ("verdict", raw.verdict.is_some()),
+                    ("body", raw.body.is_some()),
+                    ("actions", raw.actions.is_some()),
+                    ("related", raw.related.is_some()),
+                ],
+                "belongs to outcomes; a question has text, why, help, evidence and options",
+            );
             let mut options = Vec::new();
             for o in raw.options.unwrap_or_default() {
                 let option_line = lines.of(&o.id.span());
@@ -593,33 +577,22 @@ fn parse_node(
             })
         }
         "outcome" => {
-            let stray = [
-                ("text", raw.text.is_some()),
-                ("why", raw.why.is_some()),
-                ("help", raw.help.is_some()),
-                ("options", raw.options.is_some()),
-            ];
-            let mut ok = true;
-            for (field, present) in stray {
-                if present {
-                    error(
-                        line,
-                        format!(
-                            "`{field}` belongs to questions; an outcome has title, verdict, body, actions, evidence and related"
-                        ),
-                    );
-                    ok = false;
-                }
-            }
-            for (field, present) in [
-                ("title", raw.title.is_some()),
-                ("verdict", raw.verdict.is_some()),
-            ] {
-                if !present {
-                    error(line, format!("an outcome needs `{field}`"));
-                    ok = false;
-                }
-            }
+            let ok = fields_fit(
+                &mut error,
+                line,
+                "an outcome",
+                &[
+                    ("title", raw.title.is_some()),
+                    ("verdict", raw.verdict.is_some()),
+                ],
+                &[
+                    ("text", raw.text.is_some()),
+                    ("why", raw.why.is_some()),
+                    ("help", raw.help.is_some()),
+                    ("options", raw.options.is_some()),
+                ],
+                "belongs to questions; an outcome has title, verdict, body, actions, evidence and related",
+            );
             let related = raw
                 .related
                 .unwrap_or_default()
@@ -660,6 +633,32 @@ fn parse_node(
             None
         }
     }
+}
+
+/// Reports each required field that is missing and each field of the other
+/// kind that is present, by name. True when the node has the right shape.
+fn fields_fit(
+    error: &mut impl FnMut(usize, String),
+    line: usize,
+    kind: &str,
+    required: &[(&str, bool)],
+    foreign: &[(&str, bool)],
+    foreign_note: &str,
+) -> bool {
+    let mut ok = true;
+    for (field, present) in foreign {
+        if *present {
+            error(line, format!("`{field}` {foreign_note}"));
+            ok = false;
+        }
+    }
+    for (field, present) in required {
+        if !present {
+            error(line, format!("{kind} needs `{field}`"));
+            ok = false;
+        }
+    }
+    ok
 }
 
 /// toml's message for a syntax error, with the key named when it is a
