@@ -10,6 +10,7 @@
 //! Document / Corpus             corpus      (the only Markdown structure parser)
 //!        │
 //!        ├──► check             lore check
+//!        ├──► decide            decision trees, validated against the corpus
 //!        ▼
 //! CLI verbs / TUI               commands
 //! ```
