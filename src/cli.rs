@@ -46,6 +46,24 @@ pub enum Command {
     Check,
     /// List decision trees, or walk one: interactively on a terminal, or with --answer
     Decide(DecideArgs),
+    /// Print a document, or one section of it, rendered for the terminal
+    Show(ShowArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ShowArgs {
+    /// The document's path in the knowledge, optionally with `#anchor` for one section
+    /// (e.g. cuda/20-cupti-deep-dive-arr-coc.md#what-is-cupti)
+    #[arg(value_name = "PATH[#ANCHOR]")]
+    pub target: String,
+
+    /// No colours or escape sequences at all, whatever --color says
+    #[arg(long)]
+    pub plain: bool,
+
+    /// Wrap at N columns (default: the terminal's width, else 100)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(10..))]
+    pub width: Option<u16>,
 }
 
 /// `lore decide [TREE] [--answer Q=O]… [--json] [--graph mermaid|dot] [--transcript FILE]`

@@ -11,6 +11,7 @@
 //!        │
 //!        ├──► check             lore check
 //!        ├──► decide            decision trees, validated against the corpus
+//!        ├──► markdown          Document + width + theme -> styled lines (pure)
 //!        ▼
 //! CLI verbs / TUI               commands
 //! ```
@@ -24,5 +25,7 @@ pub mod config;
 pub mod corpus;
 pub mod decide;
 pub mod diagnostic;
+pub mod markdown;
 pub mod sources;
 pub mod text;
+pub mod theme;

@@ -3,6 +3,7 @@
 
 mod check;
 mod decide;
+mod show;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -27,6 +28,7 @@ pub fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
         Some(Command::Check) => check::run(&settings),
         Some(Command::Decide(args)) => decide::run(&settings, &args),
+        Some(Command::Show(args)) => show::run(&settings, &args),
         None => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             let _ = cmd.print_help();

@@ -92,36 +92,55 @@ impl Corpus {
         }
     }
 
-    /// Paths closest to `query`, best first: for "did you mean" messages.
+    /// Paths closest to `query`, best first: for "did you mean" messages. A
+    /// path containing the query, or containing it with a typo or two, ranks
+    /// first; shorter paths break ties.
     pub fn closest_paths(&self, query: &str, limit: usize) -> Vec<&str> {
-        let query = query.to_lowercase();
-        let mut scored: Vec<(usize, &str)> = self
+        let query: Vec<char> = query.to_lowercase().chars().collect();
+        let mut scored: Vec<(usize, usize, &str)> = self
             .documents
             .iter()
-            .map(|d| (distance(&query, &d.path.to_lowercase()), d.path.as_str()))
+            .map(|d| {
+                let path: Vec<char> = d.path.to_lowercase().chars().collect();
+                (distance(&query, &path), d.path.len(), d.path.as_str())
+            })
             .collect();
         scored.sort();
-        scored.into_iter().take(limit).map(|(_, p)| p).collect()
+        scored.into_iter().take(limit).map(|(_, _, p)| p).collect()
     }
 }
 
-/// Edit distance, with a bonus when one string contains the other, so a partial
-/// name such as `cupti` ranks the file that contains it first.
-fn distance(a: &str, b: &str) -> usize {
-    if b.contains(a) {
-        return b.len() - a.len();
-    }
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for i in 1..=a.len() {
+/// Edits needed to turn `query` into some substring of `text` (approximate
+/// substring matching: skipping text before and after the match is free), so
+/// `cuptii-deep` is one edit from `cuda/20-cupti-deep-dive-arr-coc.md`.
+fn distance(query: &[char], text: &[char]) -> usize {
+    let mut prev = vec![0usize; text.len() + 1];
+    let mut cur = vec![0usize; text.len() + 1];
+    for i in 1..=query.len() {
         cur[0] = i;
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
+        for j in 1..=text.len() {
+            let cost = usize::from(query[i - 1] != text[j - 1]);
             cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
         }
         std::mem::swap(&mut prev, &mut cur);
     }
-    prev[b.len()] + 1000
+    prev.into_iter().min().unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distance_is_free_outside_the_match() {
+        let d = |q: &str, t: &str| {
+            distance(
+                &q.chars().collect::<Vec<_>>(),
+                &t.chars().collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(d("cupti", "cuda/20-cupti-deep-dive.md"), 0);
+        assert_eq!(d("cuptii-deep", "cuda/20-cupti-deep-dive.md"), 1);
+        assert_eq!(d("xyz", "ab"), 3);
+    }
 }

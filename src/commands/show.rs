@@ -1,0 +1,130 @@
+//! `lore show PATH[#ANCHOR]`: one document, or one section, rendered for the
+//! terminal on stdout. Colour when stdout is a terminal (or `--color always`);
+//! `--plain` guarantees text with no escape sequence at all.
+
+use std::io::{IsTerminal, Write};
+
+use crate::cli::ShowArgs;
+use crate::config::Settings;
+use crate::corpus::{Corpus, Document};
+use crate::markdown::{Highlighter, RenderOptions, render, write_ansi};
+use crate::text::sanitize;
+use crate::theme::{Theme, terminal_has_truecolor};
+
+use super::{EXIT_OK, EXIT_USAGE, stdout};
+
+/// Width when stdout is not a terminal.
+const DEFAULT_WIDTH: u16 = 100;
+/// How many "did you mean" paths an unknown path lists.
+const SUGGESTIONS: usize = 5;
+
+pub fn run(settings: &Settings, args: &ShowArgs) -> anyhow::Result<u8> {
+    let (path, anchor) = match args.target.rsplit_once('#') {
+        Some((path, anchor)) => (path, Some(anchor)),
+        None => (args.target.as_str(), None),
+    };
+    let corpus = Corpus::load(&settings.knowledge);
+    let Some(doc) = find(&corpus, path) else {
+        let mut message = format!(
+            "lore: error: no document `{}` in the knowledge",
+            sanitize(path)
+        );
+        let closest = corpus.closest_paths(path, SUGGESTIONS);
+        if !closest.is_empty() {
+            message.push_str("\nclosest paths:");
+            for p in closest {
+                message.push_str(&format!("\n  {}", sanitize(p)));
+            }
+        }
+        eprintln!("{message}");
+        return Ok(EXIT_USAGE);
+    };
+    let anchor = anchor.filter(|a| !a.is_empty());
+    if let Some(anchor) = anchor
+        && doc.section_by_anchor(anchor).is_none()
+    {
+        eprintln!("{}", unknown_anchor(doc, anchor));
+        return Ok(EXIT_USAGE);
+    }
+
+    let color = settings.color && !args.plain;
+    let theme = if color {
+        Theme::for_name(settings.theme).with_truecolor(terminal_has_truecolor())
+    } else {
+        Theme::plain()
+    };
+    let options = RenderOptions {
+        width: args.width.unwrap_or_else(terminal_width),
+        theme: &theme,
+        highlighter: color.then(Highlighter::global),
+    };
+    let rendered = render(doc, &options);
+    let range = match anchor {
+        Some(anchor) => rendered.section_range(anchor),
+        None => 0..rendered.lines.len(),
+    };
+    let mut out = stdout();
+    write_ansi(&mut out, &rendered.lines[range], color)?;
+    out.flush()?;
+    Ok(EXIT_OK)
+}
+
+/// The document a user meant: the exact path, the path without `.md`, a path
+/// that includes the knowledge folder (`knowledge/cuda/x.md`), or a unique
+/// file name.
+fn find<'c>(corpus: &'c Corpus, query: &str) -> Option<&'c Document> {
+    let query = query.trim().trim_start_matches("./");
+    if let Some(doc) = corpus.get(query) {
+        return Some(doc);
+    }
+    if let Some(doc) = corpus.get(&format!("{query}.md")) {
+        return Some(doc);
+    }
+    let unique = |matches: Vec<&'c Document>| (matches.len() == 1).then(|| matches[0]);
+    let with_root: Vec<&Document> = corpus
+        .documents
+        .iter()
+        .filter(|d| query.ends_with(&format!("/{}", d.path)))
+        .collect();
+    if let Some(doc) = unique(with_root) {
+        return Some(doc);
+    }
+    let by_name: Vec<&Document> = corpus
+        .documents
+        .iter()
+        .filter(|d| {
+            let name = d.path.rsplit('/').next().unwrap_or(&d.path);
+            name == query || name.strip_suffix(".md") == Some(query)
+        })
+        .collect();
+    unique(by_name)
+}
+
+fn unknown_anchor(doc: &Document, anchor: &str) -> String {
+    let mut message = format!(
+        "lore: error: `{}` has no heading with anchor `#{}`",
+        sanitize(&doc.path),
+        sanitize(anchor)
+    );
+    if doc.sections.is_empty() {
+        message.push_str(" (it has no headings)");
+        return message;
+    }
+    message.push_str(&format!("\nanchors in {}:", sanitize(&doc.path)));
+    for section in &doc.sections {
+        let indent = "  ".repeat(usize::from(section.level));
+        message.push_str(&format!("\n{indent}#{}", sanitize(&section.anchor)));
+    }
+    message
+}
+
+/// The terminal's width when stdout is one, else `DEFAULT_WIDTH`.
+fn terminal_width() -> u16 {
+    if std::io::stdout().is_terminal()
+        && let Ok((columns, _)) = ratatui::crossterm::terminal::size()
+        && columns > 0
+    {
+        return columns;
+    }
+    DEFAULT_WIDTH
+}

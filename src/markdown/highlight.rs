@@ -1,0 +1,379 @@
+//! Syntax highlighting of fenced code with syntect, using the grammars and
+//! themes bat ships (through two-face), so nothing is copied by hand.
+//!
+//! The syntax set takes a moment to load, so it is loaded once, lazily
+//! (`Highlighter::global`), and the TUI calls `Highlighter::warm` on a worker
+//! thread and renders plain code until `Highlighter::is_loaded`. An unknown
+//! language is plain text, never an error. This module only colours text; it
+//! never decides layout.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use ratatui::style::{Modifier, Style};
+use ratatui::text::Span;
+use syntect::easy::HighlightLines;
+use syntect::highlighting::FontStyle;
+use syntect::parsing::{SyntaxReference, SyntaxSet};
+use syntect::util::LinesWithEndings;
+use two_face::theme::EmbeddedLazyThemeSet;
+
+use crate::theme::{Theme, ThemeKey};
+
+/// Highlighted lines of one code block.
+pub type HighlightedLines = Vec<Vec<Span<'static>>>;
+
+/// Blocks remembered before the memo starts over (the whole shipped corpus
+/// has about 400).
+const MEMO_LIMIT: usize = 2048;
+
+/// Fence names the corpus and its readers use, and the grammar each means.
+/// Anything else is looked up by grammar name or file extension.
+pub const FENCE_ALIASES: &[(&str, &str)] = &[
+    ("sh", BASH),
+    ("bash", BASH),
+    ("shell", BASH),
+    ("zsh", BASH),
+    ("console", BASH),
+    ("shell-session", BASH),
+    ("terminal", BASH),
+    ("py", "Python"),
+    ("python", "Python"),
+    ("python3", "Python"),
+    ("dockerfile", DOCKERFILE),
+    ("docker", DOCKERFILE),
+    ("containerfile", DOCKERFILE),
+    ("c", "C"),
+    ("h", "C"),
+    ("c++", "C++"),
+    ("cpp", "C++"),
+    ("cxx", "C++"),
+    ("cc", "C++"),
+    ("hpp", "C++"),
+    // There is no CUDA grammar in the bundle; CUDA C++ reads well as C++.
+    ("cu", "C++"),
+    ("cuh", "C++"),
+    ("cuda", "C++"),
+    ("cmake", "CMake"),
+    ("toml", "TOML"),
+    ("yaml", "YAML"),
+    ("yml", "YAML"),
+    ("json", "JSON"),
+    ("jsonc", "JSON"),
+    ("make", "Makefile"),
+    ("makefile", "Makefile"),
+    ("mk", "Makefile"),
+    ("diff", "Diff"),
+    ("patch", "Diff"),
+    ("ini", "INI"),
+    ("cfg", "INI"),
+    ("conf", "INI"),
+];
+
+/// Fence names that mean "not code": shown plain on purpose.
+pub const PLAIN_FENCES: &[&str] = &["text", "plain", "plaintext", "txt", "output", "log"];
+
+const BASH: &str = "Bourne Again Shell (bash)";
+/// The Dockerfile grammar that also colours the shell in `RUN` lines.
+const DOCKERFILE: &str = "Dockerfile (with bash)";
+
+/// The grammars and colour themes, loaded once.
+///
+/// Highlighting does not depend on the width, and syntect is the slow part of
+/// rendering (tens of microseconds a line for shell), so each block's result
+/// is remembered: a resize or a second visit re-lays out without re-parsing.
+pub struct Highlighter {
+    syntaxes: SyntaxSet,
+    themes: EmbeddedLazyThemeSet,
+    memo: Mutex<HashMap<MemoKey, Arc<HighlightedLines>>>,
+}
+
+#[derive(PartialEq, Eq, Hash)]
+struct MemoKey {
+    grammar: String,
+    theme: ThemeKey,
+    code: String,
+}
+
+static GLOBAL: OnceLock<Highlighter> = OnceLock::new();
+
+impl Highlighter {
+    /// Loads the syntax set and theme set (not yet compiled: syntect compiles
+    /// a grammar's regexes the first time it is used).
+    pub fn load() -> Highlighter {
+        Highlighter {
+            syntaxes: two_face::syntax::extra_newlines(),
+            themes: two_face::theme::extra(),
+            memo: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The shared highlighter, loading it on first use (on the calling thread).
+    pub fn global() -> &'static Highlighter {
+        GLOBAL.get_or_init(Highlighter::load)
+    }
+
+    /// True once `global()` has finished loading: the TUI highlights from then on.
+    pub fn is_loaded() -> bool {
+        GLOBAL.get().is_some()
+    }
+
+    /// Loads the shared highlighter; call it from a worker thread at start-up.
+    pub fn warm() {
+        Highlighter::global();
+    }
+
+    /// The grammar for a fence's language, `None` for plain text or an
+    /// unknown language.
+    pub fn syntax(&self, lang: &str) -> Option<&SyntaxReference> {
+        let lang = lang.trim();
+        if lang.is_empty() {
+            return None;
+        }
+        let lower = lang.to_ascii_lowercase();
+        if PLAIN_FENCES.contains(&lower.as_str()) {
+            return None;
+        }
+        let syntax = match FENCE_ALIASES.iter().find(|(alias, _)| *alias == lower) {
+            Some((_, name)) => self.syntaxes.find_syntax_by_name(name),
+            None => self
+                .syntaxes
+                .find_syntax_by_token(lang)
+                .or_else(|| self.syntaxes.find_syntax_by_token(&lower)),
+        }?;
+        (syntax.name != "Plain Text").then_some(syntax)
+    }
+
+    /// The grammar's name for a fence language (`None` = shown plain).
+    pub fn grammar_name(&self, lang: &str) -> Option<&str> {
+        self.syntax(lang).map(|s| s.name.as_str())
+    }
+
+    /// Colours `code` line by line under `theme`. Control characters are made
+    /// visible and tabs expanded first, so the spans are safe to print. `None`
+    /// when the language is unknown, the theme is plain, or the grammar fails:
+    /// the caller shows the code plain.
+    pub fn highlight(
+        &self,
+        code: &str,
+        lang: &str,
+        theme: &Theme,
+    ) -> Option<Arc<HighlightedLines>> {
+        let theme_name = theme.syntax_theme()?;
+        let syntax = self.syntax(lang)?;
+        let key = MemoKey {
+            grammar: syntax.name.clone(),
+            theme: theme.key(),
+            code: code.to_string(),
+        };
+        if let Some(lines) = self.memo().get(&key) {
+            return Some(Arc::clone(lines));
+        }
+        let lines = Arc::new(self.highlight_uncached(code, syntax, theme_name, theme)?);
+        let mut memo = self.memo();
+        if memo.len() >= MEMO_LIMIT {
+            memo.clear();
+        }
+        memo.insert(key, Arc::clone(&lines));
+        Some(lines)
+    }
+
+    /// Highlights every code block of `doc` ahead of time, so its first render
+    /// only lays out. Meant for a worker thread (the TUI's, after `warm`).
+    pub fn prepare(&self, doc: &crate::corpus::Document, theme: &Theme) {
+        for block in &doc.code_blocks {
+            if let Some(lang) = &block.lang {
+                self.highlight(&block.code, lang, theme);
+            }
+        }
+    }
+
+    /// How many blocks' highlighting is remembered.
+    pub fn remembered(&self) -> usize {
+        self.memo().len()
+    }
+
+    /// Forgets remembered highlighting (to measure, or to free memory).
+    pub fn clear_memo(&self) {
+        self.memo().clear();
+    }
+
+    fn memo(&self) -> std::sync::MutexGuard<'_, HashMap<MemoKey, Arc<HighlightedLines>>> {
+        // A panic elsewhere cannot leave the map half-updated; keep using it.
+        self.memo
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn highlight_uncached(
+        &self,
+        code: &str,
+        syntax: &SyntaxReference,
+        theme_name: two_face::theme::EmbeddedThemeName,
+        theme: &Theme,
+    ) -> Option<HighlightedLines> {
+        // Line by line: `lines` understands CRLF, which sanitize would show as `^M`.
+        let code: String = code
+            .lines()
+            .flat_map(|line| [crate::text::sanitize(line), "\n".to_string()])
+            .collect();
+        let mut lines = HighlightLines::new(syntax, self.themes.get(theme_name));
+        let mut out = Vec::new();
+        for line in LinesWithEndings::from(&code) {
+            let regions = lines.highlight_line(line, &self.syntaxes).ok()?;
+            let mut spans: Vec<Span<'static>> = Vec::with_capacity(regions.len());
+            for (style, text) in regions {
+                let text = text.trim_end_matches(['\n', '\r']);
+                if text.is_empty() {
+                    continue;
+                }
+                let style = convert(style, theme);
+                match spans.last_mut() {
+                    Some(last) if last.style == style => last.content.to_mut().push_str(text),
+                    _ => spans.push(Span::styled(text.to_string(), style)),
+                }
+            }
+            out.push(spans);
+        }
+        Some(out)
+    }
+}
+
+/// A syntect style as a ratatui style: foreground and font style only. The
+/// theme's background is left out so code sits on the terminal's own.
+fn convert(style: syntect::highlighting::Style, theme: &Theme) -> Style {
+    let mut out = theme.code_block.fg(theme.code_color(style.foreground));
+    if style.font_style.contains(FontStyle::BOLD) {
+        out = out.add_modifier(Modifier::BOLD);
+    }
+    if style.font_style.contains(FontStyle::ITALIC) {
+        out = out.add_modifier(Modifier::ITALIC);
+    }
+    if style.font_style.contains(FontStyle::UNDERLINE) {
+        out = out.add_modifier(Modifier::UNDERLINED);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+    use crate::config::ThemeName;
+
+    /// A small program in each grammar, enough to produce several colours.
+    fn sample(grammar: &str) -> &'static str {
+        match grammar {
+            BASH => {
+                "# build\nexport CUDA_HOME=/usr/local/cuda\nif [ -d \"$CUDA_HOME\" ]; then echo ok; fi\n"
+            }
+            "Python" => "import torch\n\ndef f(x):\n    return x * 2  # double\n",
+            DOCKERFILE => {
+                "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04 AS build\nRUN apt-get update && echo \"hi\"\n"
+            }
+            "C" => "#include <stdio.h>\nint main(void) { return 0; }\n",
+            "C++" => "#include <vector>\ntemplate <typename T> class A { public: int x = 1; };\n",
+            "CMake" => {
+                "cmake_minimum_required(VERSION 3.18)\nset(CMAKE_CUDA_ARCHITECTURES \"80;86\")\n"
+            }
+            "TOML" => "[package]\nname = \"lore\" # the name\nversion = 1\n",
+            "YAML" => "services:\n  app:\n    image: \"x\" # comment\n    replicas: 2\n",
+            "JSON" => "{\"a\": 1, \"b\": [true, null, \"s\"]}\n",
+            "Makefile" => "CC := gcc\nall: main.o\n\t$(CC) -o app main.o\n",
+            "Diff" => "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new\n",
+            "INI" => "[section]\nkey = value ; comment\n",
+            other => panic!("no sample for {other}"),
+        }
+    }
+
+    #[test]
+    fn every_fence_alias_highlights() {
+        let highlighter = Highlighter::global();
+        let theme = Theme::for_name(ThemeName::Dark);
+        for (alias, grammar) in FENCE_ALIASES {
+            assert_eq!(
+                highlighter.grammar_name(alias),
+                Some(*grammar),
+                "fence `{alias}`"
+            );
+            let lines = highlighter
+                .highlight(sample(grammar), alias, &theme)
+                .unwrap_or_else(|| panic!("`{alias}` is not highlighted"));
+            let colours: HashSet<_> = lines.iter().flatten().map(|s| s.style.fg).collect();
+            assert!(
+                colours.len() >= 2,
+                "`{alias}` ({grammar}) came out in one colour: {lines:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_block_is_highlighted_once_per_theme() {
+        let highlighter = Highlighter::load();
+        let dark = Theme::for_name(ThemeName::Dark);
+        let light = Theme::for_name(ThemeName::Light);
+        let first = highlighter.highlight("ls -l\n", "sh", &dark).unwrap();
+        let again = highlighter.highlight("ls -l\n", "bash", &dark).unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        let other = highlighter.highlight("ls -l\n", "sh", &light).unwrap();
+        assert!(!Arc::ptr_eq(&first, &other));
+        highlighter.clear_memo();
+        let fresh = highlighter.highlight("ls -l\n", "sh", &dark).unwrap();
+        assert!(!Arc::ptr_eq(&first, &fresh));
+        assert_eq!(first, fresh);
+    }
+
+    #[test]
+    fn prepare_remembers_every_block_a_document_highlights() {
+        let highlighter = Highlighter::load();
+        let doc = crate::corpus::Document::parse(crate::sources::SourceFile {
+            rel: "a.md".into(),
+            origin: crate::sources::Origin::Builtin,
+            text: "```bash\nls\n```\n\n```text\nplain\n```\n\n```py\nx = 1\n```\n".into(),
+            stamp: None,
+        });
+        highlighter.prepare(&doc, &Theme::for_name(ThemeName::Dark));
+        assert_eq!(highlighter.remembered(), 2, "bash and python, not text");
+        highlighter.prepare(&doc, &Theme::plain());
+        assert_eq!(highlighter.remembered(), 2, "nothing to colour under plain");
+    }
+
+    #[test]
+    fn capitalised_and_extension_names_work() {
+        let highlighter = Highlighter::global();
+        assert_eq!(highlighter.grammar_name("Dockerfile"), Some(DOCKERFILE));
+        assert_eq!(highlighter.grammar_name("C++"), Some("C++"));
+        assert_eq!(highlighter.grammar_name("rs"), Some("Rust"));
+        assert_eq!(highlighter.grammar_name("Python"), Some("Python"));
+    }
+
+    #[test]
+    fn unknown_and_plain_languages_are_plain() {
+        let highlighter = Highlighter::global();
+        let theme = Theme::for_name(ThemeName::Dark);
+        for lang in ["", "text", "plain", "TXT", "no-such-language", "output"] {
+            assert_eq!(highlighter.grammar_name(lang), None, "{lang}");
+            assert!(highlighter.highlight("x = 1\n", lang, &theme).is_none());
+        }
+        assert!(
+            highlighter
+                .highlight("x = 1\n", "python", &Theme::plain())
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn control_characters_in_code_are_made_visible() {
+        let highlighter = Highlighter::global();
+        let theme = Theme::for_name(ThemeName::Dark);
+        let lines = highlighter
+            .highlight("echo \"\x1b]52;c;ZXZpbA==\x07\"\n\tx=1\n", "bash", &theme)
+            .unwrap();
+        let text: Vec<String> = lines
+            .iter()
+            .map(|l| l.iter().map(|s| s.content.as_ref()).collect())
+            .collect();
+        assert_eq!(text, vec!["echo \"^[]52;c;ZXZpbA==^G\"", "    x=1"]);
+    }
+}

@@ -1,0 +1,894 @@
+//! The layout pass: pulldown-cmark events of a document's body become styled
+//! lines, with the maps the reader needs (headings, links, code blocks and
+//! the file line of every screen line).
+//!
+//! Blocks are laid out top to bottom through a stack of containers (quotes,
+//! list items, footnotes) that each add a prefix to the lines inside them.
+//! Every piece of file text is sanitized before it is measured, so control
+//! characters can neither reach the terminal nor upset the widths.
+
+use std::sync::Arc;
+
+use pulldown_cmark::{CodeBlockKind, Event, LinkType, Parser, Tag, TagEnd};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use super::highlight::{HighlightedLines, Highlighter};
+use super::table::{self, Row};
+use super::wrap::{self, Frag, Inline, WrappedLine, break_preformatted, wrap};
+use super::{RenderOptions, Rendered, RenderedCode, RenderedHeading, RenderedLink};
+use crate::corpus::{Document, LinkTarget, markdown_options, resolve, slug};
+use crate::text::sanitize;
+use crate::theme::Theme;
+
+/// Narrowest layout: a smaller width is laid out at this one.
+pub const MIN_WIDTH: usize = 10;
+const BULLETS: [&str; 3] = ["•", "◦", "▪"];
+/// Starts each continuation of a wrapped code or HTML line.
+const CONTINUATION: &str = "↪ ";
+const CONTINUATION_WIDTH: usize = 2;
+/// In front of a link to a file in the knowledge: lore can open it.
+const FOLLOWABLE: &str = "→";
+/// Widest footnote label kept as a hanging marker (`[12] `).
+const MAX_FOOTNOTE_MARKER: usize = 6;
+/// Narrowest code frame, so a one-word block still looks like a block.
+const MIN_FRAME: usize = 16;
+
+pub fn render(doc: &Document, options: &RenderOptions<'_>) -> Rendered {
+    let width = usize::from(options.width).max(MIN_WIDTH);
+    let highlighter = options.highlighter.filter(|_| options.theme.has_color());
+    let mut r = Renderer {
+        doc,
+        theme: options.theme,
+        highlighter,
+        width,
+        lines: LineIndex::new(&doc.text),
+        out: Rendered::default(),
+        containers: Vec::new(),
+        lists: Vec::new(),
+        need_blank: false,
+        inline: Vec::new(),
+        block_styles: Vec::new(),
+        inline_styles: Vec::new(),
+        link_infos: Vec::new(),
+        current_link: None,
+        image: None,
+        heading: None,
+        headings_seen: 0,
+        code: None,
+        table: None,
+        html: None,
+        lead: None,
+    };
+    let body = doc.body();
+    let events: Vec<Spanned<'_>> = Parser::new_ext(body, markdown_options())
+        .into_offset_iter()
+        .collect();
+    for (i, (event, range)) in events.iter().enumerate() {
+        let line = r.lines.line(doc.body_offset + range.start);
+        let end_line = r
+            .lines
+            .line(doc.body_offset + range.end.saturating_sub(1).max(range.start));
+        r.event(event, line, end_line, &events[i + 1..]);
+    }
+    r.flush_inline();
+    r.finish()
+}
+
+/// An event and the byte range of the body it came from.
+type Spanned<'a> = (Event<'a>, std::ops::Range<usize>);
+
+/// 1-based line numbers of byte offsets in the whole file.
+struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        Self { starts }
+    }
+
+    fn line(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&s| s <= offset).max(1)
+    }
+}
+
+enum Container {
+    Quote,
+    /// A list item or footnote: a marker on its first line, its width in
+    /// spaces on the others.
+    Item {
+        marker: Vec<Span<'static>>,
+        width: usize,
+        shown: bool,
+    },
+}
+
+struct ListState {
+    next: Option<u64>,
+    tight: bool,
+    items: usize,
+}
+
+struct LinkInfo {
+    dest: String,
+    target: LinkTarget,
+    text: String,
+}
+
+struct CodeState {
+    lang: Option<String>,
+    raw: String,
+    fence_line: usize,
+    first_text_line: Option<usize>,
+}
+
+struct TableState {
+    aligns: Vec<pulldown_cmark::Alignment>,
+    rows: Vec<Row>,
+}
+
+struct Renderer<'a> {
+    doc: &'a Document,
+    theme: &'a Theme,
+    highlighter: Option<&'a Highlighter>,
+    width: usize,
+    lines: LineIndex,
+    out: Rendered,
+    containers: Vec<Container>,
+    lists: Vec<ListState>,
+    /// A blank line is owed before the next block.
+    need_blank: bool,
+    inline: Vec<Inline>,
+    block_styles: Vec<Style>,
+    inline_styles: Vec<Style>,
+    link_infos: Vec<LinkInfo>,
+    current_link: Option<usize>,
+    image: Option<String>,
+    /// Level, and the title text for the slug fallback.
+    heading: Option<(u8, String)>,
+    headings_seen: usize,
+    code: Option<CodeState>,
+    table: Option<TableState>,
+    html: Option<(String, usize)>,
+    /// Text to put before the next inline text (a long footnote label).
+    lead: Option<Frag>,
+}
+
+impl Renderer<'_> {
+    fn event(&mut self, event: &Event<'_>, line: usize, end_line: usize, ahead: &[Spanned<'_>]) {
+        match event {
+            Event::Start(tag) => self.start(tag, line, ahead),
+            Event::End(tag) => self.end(*tag, end_line),
+            Event::Text(text) => self.text(text, line),
+            Event::Code(text) | Event::InlineMath(text) | Event::DisplayMath(text) => {
+                if let Some(alt) = self.image.as_mut() {
+                    alt.push_str(text);
+                    return;
+                }
+                self.collect_title(text);
+                self.collect_link_text(text);
+                let style = self.style().patch(self.theme.inline_code);
+                self.push_frag(sanitize(text), style, line);
+            }
+            Event::Html(text) => match self.html.as_mut() {
+                Some((html, _)) => html.push_str(text),
+                None => {
+                    let style = self.style().patch(self.theme.html);
+                    self.push_frag(sanitize(text), style, line);
+                }
+            },
+            Event::InlineHtml(text) => {
+                let style = self.style().patch(self.theme.html);
+                self.push_frag(sanitize(text), style, line);
+            }
+            Event::FootnoteReference(label) => {
+                let style = self.style().patch(self.theme.footnote);
+                self.push_frag(format!("[{}]", sanitize(label)), style, line);
+            }
+            Event::SoftBreak => {
+                if let Some(alt) = self.image.as_mut() {
+                    alt.push(' ');
+                    return;
+                }
+                self.collect_title(" ");
+                self.collect_link_text(" ");
+                let style = self.style();
+                self.push_frag(" ".into(), style, line);
+            }
+            Event::HardBreak => {
+                self.collect_title(" ");
+                self.inline.push(Inline::Break);
+            }
+            Event::Rule => {
+                self.flush_inline();
+                let w = self.content_width();
+                let spans = vec![Span::styled("─".repeat(w), self.theme.rule)];
+                self.push_line(spans, line, &[]);
+                self.need_blank = true;
+            }
+            Event::TaskListMarker(done) => self.set_task(*done),
+        }
+    }
+
+    /// `ahead` holds the events after this one.
+    fn start(&mut self, tag: &Tag<'_>, line: usize, ahead: &[Spanned<'_>]) {
+        match tag {
+            Tag::Paragraph => self.flush_inline(),
+            Tag::Heading { level, .. } => {
+                self.flush_inline();
+                let level = *level as u8;
+                self.heading = Some((level, String::new()));
+                self.block_styles.push(self.theme.heading(level));
+                if level >= 3 {
+                    let marker = format!("{} ", "#".repeat(usize::from(level)));
+                    let style = self.style();
+                    self.push_frag(marker, style, line);
+                }
+            }
+            Tag::BlockQuote(_) => {
+                self.flush_inline();
+                self.blank_if_needed();
+                self.containers.push(Container::Quote);
+                self.block_styles.push(self.theme.quote);
+            }
+            Tag::CodeBlock(kind) => {
+                self.flush_inline();
+                let lang = match kind {
+                    CodeBlockKind::Fenced(info) => info
+                        .split(|c: char| c.is_whitespace() || c == ',' || c == '{')
+                        .next()
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_string),
+                    CodeBlockKind::Indented => None,
+                };
+                self.code = Some(CodeState {
+                    lang,
+                    raw: String::new(),
+                    fence_line: line,
+                    first_text_line: None,
+                });
+            }
+            Tag::HtmlBlock => {
+                self.flush_inline();
+                self.html = Some((String::new(), line));
+            }
+            Tag::List(start) => {
+                self.flush_inline();
+                if self.lists.last().is_some_and(|l| l.tight) {
+                    self.need_blank = false;
+                }
+                self.blank_if_needed();
+                // Loose lists wrap item text in paragraphs; tight ones do not.
+                let tight = !matches!(ahead.get(1), Some((Event::Start(Tag::Paragraph), _)));
+                self.lists.push(ListState {
+                    next: *start,
+                    tight,
+                    items: 0,
+                });
+            }
+            Tag::Item => {
+                self.flush_inline();
+                let depth = self.lists.len().saturating_sub(1);
+                let Some(list) = self.lists.last_mut() else {
+                    return;
+                };
+                if list.tight && list.items > 0 {
+                    self.need_blank = false;
+                }
+                list.items += 1;
+                let marker = match list.next.as_mut() {
+                    Some(n) => {
+                        let m = format!("{n}. ");
+                        *n += 1;
+                        m
+                    }
+                    None => format!("{} ", BULLETS[depth % BULLETS.len()]),
+                };
+                self.blank_if_needed();
+                let width = wrap::width(&marker);
+                self.containers.push(Container::Item {
+                    marker: vec![Span::styled(marker, self.theme.list_marker)],
+                    width,
+                    shown: false,
+                });
+            }
+            Tag::FootnoteDefinition(label) => {
+                self.flush_inline();
+                self.blank_if_needed();
+                let marker = format!("[{}] ", sanitize(label));
+                let width = wrap::width(&marker);
+                if width <= MAX_FOOTNOTE_MARKER {
+                    self.containers.push(Container::Item {
+                        marker: vec![Span::styled(marker, self.theme.footnote)],
+                        width,
+                        shown: false,
+                    });
+                } else {
+                    // A long label would eat the width as a hanging indent:
+                    // it leads the note's first line instead.
+                    self.containers.push(Container::Item {
+                        marker: Vec::new(),
+                        width: 0,
+                        shown: false,
+                    });
+                    self.lead = Some(Frag {
+                        text: marker,
+                        style: self.theme.footnote,
+                        link: None,
+                        source: line,
+                    });
+                }
+            }
+            Tag::Table(aligns) => {
+                self.flush_inline();
+                self.table = Some(TableState {
+                    aligns: aligns.clone(),
+                    rows: Vec::new(),
+                });
+            }
+            Tag::TableHead | Tag::TableRow => {
+                let header = matches!(tag, Tag::TableHead);
+                if header {
+                    self.block_styles.push(self.theme.table_header);
+                }
+                if let Some(table) = self.table.as_mut() {
+                    table.rows.push(Row {
+                        cells: Vec::new(),
+                        header,
+                        source: line,
+                    });
+                }
+            }
+            Tag::TableCell => self.inline.clear(),
+            Tag::Emphasis => self.inline_styles.push(self.theme.emphasis),
+            Tag::Strong => self.inline_styles.push(self.theme.strong),
+            Tag::Strikethrough => self.inline_styles.push(self.theme.strike),
+            Tag::Link {
+                link_type,
+                dest_url,
+                ..
+            } => {
+                let id = self.link_infos.len();
+                let target = match self.doc.links.get(id) {
+                    _ if *link_type == LinkType::Email => {
+                        LinkTarget::External(format!("mailto:{dest_url}"))
+                    }
+                    Some(link) if link.dest == dest_url.as_ref() => link.target.clone(),
+                    _ => resolve(&self.doc.path, dest_url),
+                };
+                let dest = if matches!(link_type, LinkType::Autolink | LinkType::Email) {
+                    String::new() // the text already is the destination
+                } else {
+                    dest_url.to_string()
+                };
+                self.link_infos.push(LinkInfo {
+                    dest,
+                    target,
+                    text: String::new(),
+                });
+                self.current_link = Some(id);
+                // Links lore can open carry a mark in front of their text.
+                if matches!(self.link_infos[id].target, LinkTarget::Internal { .. }) {
+                    let style = self.style().patch(self.theme.link_followable);
+                    self.push_frag(FOLLOWABLE.into(), style, line);
+                }
+                self.inline_styles.push(self.theme.link);
+            }
+            Tag::Image { .. } if self.image.is_none() => self.image = Some(String::new()),
+            _ => {}
+        }
+    }
+
+    fn end(&mut self, tag: TagEnd, line: usize) {
+        match tag {
+            TagEnd::Paragraph => {
+                self.flush_inline();
+                self.need_blank = true;
+            }
+            TagEnd::Heading(_) => self.end_heading(),
+            TagEnd::BlockQuote(_) => {
+                self.flush_inline();
+                self.containers.pop();
+                self.block_styles.pop();
+                self.need_blank = true;
+            }
+            TagEnd::CodeBlock => self.end_code(line),
+            TagEnd::HtmlBlock => self.end_html(),
+            TagEnd::List(_) => {
+                self.flush_inline();
+                self.lists.pop();
+                self.need_blank = true;
+            }
+            TagEnd::Item | TagEnd::FootnoteDefinition => {
+                if let Some(lead) = self.lead.take() {
+                    self.inline.insert(0, Inline::Text(lead));
+                }
+                self.flush_inline();
+                if let Some(Container::Item { shown: false, .. }) = self.containers.last() {
+                    self.push_line(Vec::new(), line, &[]);
+                }
+                self.containers.pop();
+                if tag == TagEnd::FootnoteDefinition {
+                    self.need_blank = true;
+                }
+            }
+            TagEnd::Table => self.end_table(),
+            TagEnd::TableHead => {
+                self.block_styles.pop();
+            }
+            TagEnd::TableCell => {
+                let cell = std::mem::take(&mut self.inline);
+                if let Some(row) = self.table.as_mut().and_then(|t| t.rows.last_mut()) {
+                    row.cells.push(cell);
+                }
+            }
+            TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough => {
+                self.inline_styles.pop();
+            }
+            TagEnd::Link => self.end_link(line),
+            TagEnd::Image => {
+                if let Some(alt) = self.image.take() {
+                    let alt = sanitize(alt.trim());
+                    let shown = if alt.is_empty() {
+                        "[image]".to_string()
+                    } else {
+                        format!("[image: {alt}]")
+                    };
+                    self.collect_link_text(&shown);
+                    let style = self.style().patch(self.theme.image);
+                    self.push_frag(shown, style, line);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn text(&mut self, text: &str, line: usize) {
+        if let Some(code) = self.code.as_mut() {
+            code.first_text_line.get_or_insert(line);
+            code.raw.push_str(text);
+            return;
+        }
+        if let Some(alt) = self.image.as_mut() {
+            alt.push_str(text);
+            return;
+        }
+        self.collect_title(text);
+        self.collect_link_text(text);
+        let style = self.style();
+        self.push_frag(sanitize(text), style, line);
+    }
+
+    fn set_task(&mut self, done: bool) {
+        if let Some(Container::Item {
+            marker,
+            width,
+            shown: false,
+        }) = self.containers.last_mut()
+        {
+            let (text, style) = if done {
+                ("[✓] ", self.theme.task_done)
+            } else {
+                ("[ ] ", self.theme.task_open)
+            };
+            *marker = vec![Span::styled(text, style)];
+            *width = wrap::width(text);
+        }
+    }
+
+    fn collect_title(&mut self, text: &str) {
+        if let Some((_, title)) = self.heading.as_mut() {
+            title.push_str(text);
+        }
+    }
+
+    fn collect_link_text(&mut self, text: &str) {
+        if let Some(id) = self.current_link {
+            self.link_infos[id].text.push_str(text);
+        }
+    }
+
+    /// The style for text at this point: block styles, then inline ones.
+    fn style(&self) -> Style {
+        self.block_styles
+            .iter()
+            .chain(&self.inline_styles)
+            .fold(self.theme.text, |acc, s| acc.patch(*s))
+    }
+
+    fn push_frag(&mut self, text: String, style: Style, source: usize) {
+        if text.is_empty() {
+            return;
+        }
+        if let Some(lead) = self.lead.take() {
+            self.inline.push(Inline::Text(lead));
+        }
+        self.inline.push(Inline::Text(Frag {
+            text,
+            style,
+            link: self.current_link,
+            source,
+        }));
+    }
+
+    fn end_link(&mut self, line: usize) {
+        self.inline_styles.pop();
+        let Some(id) = self.current_link.take() else {
+            return;
+        };
+        let info = &self.link_infos[id];
+        if info.dest.is_empty() || info.dest == info.text {
+            return;
+        }
+        let dest = sanitize(&info.dest);
+        let style = self.style().patch(self.theme.link_target);
+        self.current_link = Some(id);
+        self.push_frag(format!(" ({dest})"), style, line);
+        self.current_link = None;
+    }
+
+    fn end_heading(&mut self) {
+        let Some((level, title)) = self.heading.take() else {
+            return;
+        };
+        let inlines = std::mem::take(&mut self.inline);
+        let width = self.content_width();
+        let wrapped = wrap(&inlines, width);
+        let mut first = None;
+        let mut widest = 0;
+        for line in wrapped {
+            widest = widest.max(line.width);
+            let index = self.push_wrapped(line);
+            first.get_or_insert(index);
+        }
+        let style = self.theme.heading(level);
+        let source = self.out.source_lines.last().copied().unwrap_or(1);
+        if level <= 2 && widest > 0 {
+            let bar = if level == 1 { "═" } else { "─" };
+            self.push_line(vec![Span::styled(bar.repeat(widest), style)], source, &[]);
+        }
+        let index = self.headings_seen;
+        self.headings_seen += 1;
+        let (anchor, title) = match self.doc.sections.get(index) {
+            Some(section) => (section.anchor.clone(), section.title.clone()),
+            None => (slug(title.trim()), title.trim().to_string()),
+        };
+        let line = first.unwrap_or_else(|| self.out.lines.len().saturating_sub(1));
+        self.out.headings.push(RenderedHeading {
+            anchor,
+            level,
+            title: sanitize(&title),
+            line,
+        });
+        self.block_styles.pop();
+        self.need_blank = true;
+    }
+
+    fn end_code(&mut self, closing_line: usize) {
+        let Some(code) = self.code.take() else {
+            return;
+        };
+        let width = self.content_width();
+        let highlighted = match (self.highlighter, &code.lang) {
+            (Some(h), Some(lang)) => h.highlight(&code.raw, lang, self.theme),
+            _ => None,
+        };
+        let lines: Arc<HighlightedLines> = highlighted.unwrap_or_else(|| {
+            Arc::new(
+                code.raw
+                    .lines()
+                    .map(|l| vec![Span::styled(sanitize(l), self.theme.code_block)])
+                    .collect(),
+            )
+        });
+        let widest = lines
+            .iter()
+            .map(|l| l.iter().map(|s| wrap::width(&s.content)).sum::<usize>())
+            .max()
+            .unwrap_or(0);
+
+        // Top frame `┌─ bash ────`, as wide as the code (within the width).
+        let mut top = vec![Span::styled("┌─", self.theme.code_border)];
+        let mut used = 2;
+        if let Some(lang) = &code.lang {
+            let label = truncate(&sanitize(lang), width.saturating_sub(used + 2));
+            used += 2 + wrap::width(&label);
+            top.push(Span::styled(" ", self.theme.code_border));
+            top.push(Span::styled(label, self.theme.code_label));
+            top.push(Span::styled(" ", self.theme.code_border));
+        }
+        let frame = width.min(widest.max(used + 2).max(MIN_FRAME));
+        if frame > used {
+            top.push(Span::styled(
+                "─".repeat(frame - used),
+                self.theme.code_border,
+            ));
+        }
+        self.push_line(top, code.fence_line, &[]);
+        let top_index = self.out.lines.len() - 1;
+
+        let start = code.first_text_line.unwrap_or(code.fence_line + 1);
+        for (i, spans) in lines.iter().enumerate() {
+            let source = start + i;
+            for (k, mut piece) in break_preformatted(spans, width, CONTINUATION_WIDTH)
+                .into_iter()
+                .enumerate()
+            {
+                if k > 0 {
+                    piece.insert(0, Span::styled(CONTINUATION, self.theme.continuation));
+                }
+                self.push_line(piece, source, &[]);
+            }
+        }
+        let bottom = format!("└{}", "─".repeat(frame.saturating_sub(1)));
+        self.push_line(
+            vec![Span::styled(bottom, self.theme.code_border)],
+            closing_line,
+            &[],
+        );
+        self.out.code_blocks.push(RenderedCode {
+            first_line: top_index,
+            last_line: self.out.lines.len() - 1,
+            lang: code.lang,
+            raw: code.raw,
+        });
+        self.need_blank = true;
+    }
+
+    fn end_html(&mut self) {
+        let Some((html, start)) = self.html.take() else {
+            return;
+        };
+        let width = self.content_width();
+        let style = self.style().patch(self.theme.html);
+        // `lines` first: it understands CRLF, which sanitize would show as `^M`.
+        for (i, line) in html.lines().enumerate() {
+            let spans = vec![Span::styled(sanitize(line), style)];
+            for (k, mut piece) in break_preformatted(&spans, width, CONTINUATION_WIDTH)
+                .into_iter()
+                .enumerate()
+            {
+                if k > 0 {
+                    piece.insert(0, Span::styled(CONTINUATION, self.theme.continuation));
+                }
+                self.push_line(piece, start + i, &[]);
+            }
+        }
+        self.need_blank = true;
+    }
+
+    fn end_table(&mut self) {
+        let Some(table) = self.table.take() else {
+            return;
+        };
+        let width = self.content_width();
+        for line in table::layout(&table.rows, &table.aligns, width, self.theme) {
+            self.push_wrapped(line);
+        }
+        self.need_blank = true;
+    }
+
+    /// Lays out pending inline text as a paragraph.
+    fn flush_inline(&mut self) {
+        if self.inline.is_empty() || self.table.is_some() {
+            return;
+        }
+        if let Some(Container::Item { shown: false, .. }) = self.containers.last()
+            && strip_literal_task(&mut self.inline)
+        {
+            self.set_task(true);
+        }
+        let inlines = std::mem::take(&mut self.inline);
+        let width = self.content_width();
+        for line in wrap(&inlines, width) {
+            self.push_wrapped(line);
+        }
+    }
+
+    fn push_wrapped(&mut self, line: WrappedLine) -> usize {
+        let source = if line.source == 0 {
+            self.out.source_lines.last().copied().unwrap_or(1)
+        } else {
+            line.source
+        };
+        self.push_line(line.spans, source, &line.links)
+    }
+
+    /// Columns left for content inside the current containers.
+    fn content_width(&self) -> usize {
+        self.width - self.prefix_width()
+    }
+
+    fn prefix_budget(&self) -> usize {
+        self.width - (self.width / 2).max(MIN_WIDTH / 2)
+    }
+
+    fn prefix_width(&self) -> usize {
+        let raw: usize = self
+            .containers
+            .iter()
+            .map(|c| match c {
+                Container::Quote => 2,
+                Container::Item { width, .. } => *width,
+            })
+            .sum();
+        raw.min(self.prefix_budget())
+    }
+
+    /// The prefix for the next line; `first` consumes list markers.
+    fn prefix(&mut self, first: bool) -> Vec<Span<'static>> {
+        let mut spans = Vec::new();
+        for container in &mut self.containers {
+            match container {
+                Container::Quote => spans.push(Span::styled("│ ", self.theme.quote_mark)),
+                Container::Item {
+                    marker,
+                    width,
+                    shown,
+                } => {
+                    if first && !*shown {
+                        spans.extend(marker.iter().cloned());
+                        *shown = true;
+                    } else {
+                        spans.push(Span::raw(" ".repeat(*width)));
+                    }
+                }
+            }
+        }
+        let budget = self.prefix_budget();
+        let total: usize = spans.iter().map(|s| wrap::width(&s.content)).sum();
+        if total > budget {
+            spans = cut_left(spans, total - budget);
+        }
+        spans
+    }
+
+    fn blank_if_needed(&mut self) {
+        if !self.need_blank {
+            return;
+        }
+        self.need_blank = false;
+        if self.out.lines.is_empty() {
+            return;
+        }
+        let mut prefix = self.prefix(false);
+        // No trailing spaces on blank lines.
+        while let Some(last) = prefix.last_mut() {
+            let trimmed = last.content.trim_end().to_string();
+            if trimmed.is_empty() {
+                prefix.pop();
+            } else {
+                last.content = trimmed.into();
+                break;
+            }
+        }
+        let source = self.out.source_lines.last().copied().unwrap_or(1);
+        self.out.lines.push(Line::from(prefix));
+        self.out.source_lines.push(source);
+    }
+
+    /// Appends one line inside the current containers; returns its index.
+    fn push_line(
+        &mut self,
+        spans: Vec<Span<'static>>,
+        source: usize,
+        links: &[(usize, usize, usize)],
+    ) -> usize {
+        self.blank_if_needed();
+        let mut line = self.prefix(true);
+        let offset: usize = line.iter().map(|s| wrap::width(&s.content)).sum();
+        line.extend(spans);
+        let index = self.out.lines.len();
+        for &(start, end, id) in links {
+            let info = &self.link_infos[id];
+            self.out.links.push(RenderedLink {
+                line: index,
+                start_col: start + offset,
+                end_col: end + offset,
+                target: info.target.clone(),
+                dest: info.dest.clone(),
+                text: sanitize(&info.text),
+                index: id,
+            });
+        }
+        // Keep source lines monotonic so a binary search finds the first
+        // screen line of any file line.
+        let last = self.out.source_lines.last().copied().unwrap_or(0);
+        self.out.lines.push(Line::from(line));
+        self.out.source_lines.push(source.max(last));
+        index
+    }
+
+    fn finish(mut self) -> Rendered {
+        // No trailing blank line.
+        while self.out.lines.last().is_some_and(|l| l.width() == 0) {
+            self.out.lines.pop();
+            self.out.source_lines.pop();
+        }
+        self.out
+    }
+}
+
+/// The corpus writes finished tasks as a literal `[✓]` (or `[✔]`) at the start
+/// of an item; pulldown-cmark only knows `[x]`. Removes the mark (which the
+/// parser may have split over several text events) and says if it was there.
+fn strip_literal_task(inlines: &mut Vec<Inline>) -> bool {
+    let mut text = String::new();
+    for inline in inlines.iter() {
+        match inline {
+            Inline::Text(frag) if frag.link.is_none() => text.push_str(&frag.text),
+            _ => break,
+        }
+        if text.chars().count() >= 4 {
+            break;
+        }
+    }
+    let Some(rest) = text
+        .strip_prefix("[✓]")
+        .or_else(|| text.strip_prefix("[✔]"))
+    else {
+        return false;
+    };
+    if !(rest.is_empty() || rest.starts_with(' ')) {
+        return false;
+    }
+    // Remove the mark's bytes and the space after it from the front.
+    let mut remove = "[✓]".len() + usize::from(rest.starts_with(' '));
+    while remove > 0 && !inlines.is_empty() {
+        let Inline::Text(frag) = &mut inlines[0] else {
+            break;
+        };
+        if frag.text.len() <= remove {
+            remove -= frag.text.len();
+            inlines.remove(0);
+        } else {
+            frag.text.drain(..remove);
+            remove = 0;
+        }
+    }
+    true
+}
+
+/// Drops `columns` columns from the left of a prefix.
+fn cut_left(spans: Vec<Span<'static>>, columns: usize) -> Vec<Span<'static>> {
+    let mut left = columns;
+    let mut out = Vec::new();
+    for span in spans {
+        if left == 0 {
+            out.push(span);
+            continue;
+        }
+        let mut kept = String::new();
+        for ch in span.content.chars() {
+            let w = wrap::width(ch.encode_utf8(&mut [0; 4]));
+            if left >= w && left > 0 {
+                left -= w;
+            } else {
+                kept.push(ch);
+            }
+        }
+        if !kept.is_empty() {
+            out.push(Span::styled(kept, span.style));
+        }
+    }
+    out
+}
+
+/// The longest prefix of `text` no wider than `width` columns.
+fn truncate(text: &str, width: usize) -> String {
+    use unicode_segmentation::UnicodeSegmentation;
+    let mut out = String::new();
+    let mut used = 0;
+    for g in text.graphemes(true) {
+        let w = wrap::width(g);
+        if used + w > width {
+            break;
+        }
+        used += w;
+        out.push_str(g);
+    }
+    out
+}

@@ -1,0 +1,274 @@
+//! `lore show`: the rendered document on stdout, colour only when asked,
+//! sections by anchor, helpful errors, and hostile files printed harmlessly.
+
+mod common;
+
+use common::{fixture, home, lore};
+
+const CUPTI: &str = "cuda/20-cupti-deep-dive-arr-coc.md";
+
+fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn plain_output_has_no_escape_sequences() {
+    let home = home();
+    let out = lore(&home)
+        .args(["show", CUPTI, "--plain", "--color", "always"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(!text.contains('\x1b'));
+    assert!(text.starts_with("CUPTI Deep Dive"), "{}", &text[..200]);
+    // Width defaults to 100 when stdout is not a terminal.
+    assert!(text.lines().all(|l| l.chars().count() <= 100));
+    assert!(text.lines().any(|l| l.chars().count() > 90));
+}
+
+#[test]
+fn without_a_terminal_auto_colour_is_off() {
+    let home = home();
+    let out = lore(&home).args(["show", CUPTI]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!stdout(&out).contains('\x1b'));
+}
+
+#[test]
+fn colour_always_highlights_code_and_fits_tables() {
+    let home = home();
+    let out = lore(&home)
+        .args([
+            "show",
+            "cuda/21-docker-build-strategy-patterns.md",
+            "--color",
+            "always",
+            "--width",
+            "90",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    // Syntax colours are 256-colour (or RGB) SGR sequences.
+    assert!(text.contains("\x1b[0;38;5;"), "no highlighted code");
+    let stripped = strip_sgr(&text);
+    assert!(stripped.contains("┌─ dockerfile "), "no Dockerfile block");
+    assert!(stripped.contains("┌─ bash "), "no bash block");
+    assert!(
+        stripped.contains(" │ ") && stripped.contains("─┼─"),
+        "no fitted table"
+    );
+    assert!(stripped.lines().all(|l| l.chars().count() <= 90));
+    // The Dockerfile's `FROM` keyword is coloured.
+    let from = text.find("FROM").unwrap();
+    assert!(text[..from].ends_with('m'), "FROM is not styled");
+}
+
+#[test]
+fn truecolor_terminals_get_rgb_code_colours() {
+    let home = home();
+    let out = lore(&home)
+        .args(["show", CUPTI, "--color", "always"])
+        .env("COLORTERM", "truecolor")
+        .output()
+        .unwrap();
+    assert!(stdout(&out).contains("\x1b[0;38;2;"));
+}
+
+#[test]
+fn width_flag_wraps_and_is_checked() {
+    let home = home();
+    let out = lore(&home)
+        .args(["show", CUPTI, "--width", "40"])
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(text.lines().all(|l| l.chars().count() <= 40));
+    let out = lore(&home)
+        .args(["show", CUPTI, "--width", "3"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--width"));
+}
+
+#[test]
+fn an_anchor_shows_only_that_section() {
+    let home = home();
+    let out = lore(&home)
+        .args(["show", &format!("{CUPTI}#what-is-cupti"), "--plain"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "What is CUPTI?");
+    // Subsections come along; the next section at its level does not.
+    assert!(lines.contains(&"### The API families"));
+    assert!(!lines.contains(&"Who loads CUPTI"));
+    assert!(!text.contains("Quick answers"));
+    assert!(!text.ends_with("\n\n"));
+}
+
+#[test]
+fn paths_may_omit_the_extension_or_the_folder() {
+    let home = home();
+    for query in [
+        "cuda/20-cupti-deep-dive-arr-coc",
+        "20-cupti-deep-dive-arr-coc.md",
+        "knowledge/cuda/20-cupti-deep-dive-arr-coc.md",
+    ] {
+        let out = lore(&home).args(["show", query]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{query}: {}", stderr(&out));
+        assert!(stdout(&out).starts_with("CUPTI Deep Dive"));
+    }
+}
+
+#[test]
+fn an_unknown_path_lists_the_closest_paths() {
+    let home = home();
+    let out = lore(&home)
+        .args(["show", "cuptii-deep-dive"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stdout(&out).is_empty());
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("lore: error: no document `cuptii-deep-dive` in the knowledge\nclosest paths:\n  cuda/20-cupti-deep-dive-arr-coc.md\n"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_unknown_anchor_lists_the_documents_anchors() {
+    let home = home();
+    let out = lore(&home)
+        .args(["show", &format!("{CUPTI}#what-is-it")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.starts_with(&format!(
+        "lore: error: `{CUPTI}` has no heading with anchor `#what-is-it`\nanchors in {CUPTI}:\n"
+    )));
+    assert!(err.contains("\n    #what-is-cupti\n"), "{err}");
+    assert!(err.contains("\n      #the-api-families\n"), "{err}");
+}
+
+#[test]
+fn front_matter_is_not_printed() {
+    let home = home();
+    let out = lore(&home)
+        .args(["show", "--no-builtin", "--knowledge"])
+        .arg(fixture("render"))
+        .args(["showcase.md", "--plain", "--width", "80"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("Showcase: every construct lore renders\n"));
+    assert!(!text.contains("never shown"));
+}
+
+/// A file stuffed with every kind of terminal control sequence.
+const HOSTILE: &str = "# Evil \x1b[2J\x1b[H title\n\n\
+    CSI \x1b[31mred\x1b[0m; OSC 52 \x1b]52;c;cm0gLXJmIH4=\x07; \
+    OSC 8 \x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\; \
+    C1 CSI \u{9b}2J; C1 OSC \u{9d}52;c;eA==\u{9c}; BEL \x07; NUL \x00; DEL \x7f.\n\n\
+    ```bash\nprintf '\x1b]52;c;eA==\x07'\n```\n\n\
+    | col \x1b[5m | b |\n|---|---|\n| \u{90}dcs | \x1bP+q\x1b\\ |\n\n\
+    [a \x1b[8mlink](https://x.org/\x1b]8;;) and <span>\x1b[?1049h</span>\n";
+
+fn hostile_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("evil.md"), HOSTILE).unwrap();
+    dir
+}
+
+#[test]
+fn escape_sequences_in_a_file_print_harmlessly() {
+    let home = home();
+    let dir = hostile_dir();
+    for colour in ["always", "never"] {
+        let out = lore(&home)
+            .args(["show", "--no-builtin", "--knowledge"])
+            .arg(dir.path())
+            .args(["evil.md", "--color", colour])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let text = stdout(&out);
+        assert_eq!(
+            strip_sgr(&text).chars().find(|&c| is_control(c)),
+            None,
+            "--color {colour}: {text:?}"
+        );
+        if colour == "never" {
+            assert!(!text.contains('\x1b'));
+        }
+        // The sequences are shown, visibly, so the reader knows they are there.
+        let shown = strip_sgr(&text);
+        assert!(shown.contains("^[]52;c;cm0gLXJmIH4=^G"), "{shown}");
+        assert!(
+            shown.contains("^[]8;;https://evil.example^[\\click"),
+            "{shown}"
+        );
+        assert!(shown.contains("<U+009B>2J"), "{shown}");
+        assert!(shown.contains("NUL ^@"), "{shown}");
+    }
+}
+
+#[test]
+fn escape_sequences_in_a_path_or_anchor_are_not_echoed() {
+    let home = home();
+    let dir = hostile_dir();
+    let out = lore(&home)
+        .args(["show", "--no-builtin", "--knowledge"])
+        .arg(dir.path())
+        .arg("evil.md#\x1b]52;c;eA==\x07")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(!err.chars().any(is_control), "{err:?}");
+    assert!(err.contains("#^[]52;c;eA==^G"));
+}
+
+fn is_control(c: char) -> bool {
+    (c.is_control() && c != '\n') || ('\u{80}'..='\u{9f}').contains(&c)
+}
+
+/// Removes `ESC [ digits;… m` sequences; anything else is left in place.
+fn strip_sgr(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' && chars.peek() == Some(&'[') {
+            let mut seq = String::from("\x1b[");
+            chars.next();
+            while let Some(&n) = chars.peek() {
+                if n.is_ascii_digit() || n == ';' {
+                    seq.push(n);
+                    chars.next();
+                } else {
+                    break;
+                }
+            }
+            if chars.peek() == Some(&'m') {
+                chars.next();
+                continue;
+            }
+            out.push_str(&seq);
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
