@@ -415,3 +415,41 @@ fn check_covers_the_shipped_trees() {
             "need-cupti.toml:35: error: node `torch-install`: option `pip` leads to `pip-imports`, which is not a node\n",
         ));
 }
+
+#[test]
+fn every_evidence_link_of_the_shipped_trees_opens_in_lore_show() {
+    let mut links = std::collections::BTreeSet::new();
+    for tree in ["need-cupti", "devel-as-runtime", "cuda-install-method"] {
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(format!("decision-trees/{tree}.toml")),
+        )
+        .unwrap();
+        let parsed: toml::Table = toml::from_str(&text).unwrap();
+        for node in parsed["nodes"].as_table().unwrap().values() {
+            for link in node
+                .get("evidence")
+                .and_then(|e| e.as_array())
+                .into_iter()
+                .flatten()
+            {
+                links.insert(link.as_str().unwrap().to_string());
+            }
+        }
+    }
+    assert!(links.len() > 30, "{links:?}");
+    let home = home();
+    for link in &links {
+        let out = lore(&home)
+            .args(["show", "--plain", link])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "lore show {link}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!out.stdout.is_empty(), "lore show {link} printed nothing");
+    }
+}
