@@ -355,15 +355,7 @@ fn parse_body(path: &str, body: &str, base: usize, lines: &LineIndex, out: &mut 
                 }
             }
             Event::Start(Tag::CodeBlock(kind)) => {
-                let lang = match kind {
-                    CodeBlockKind::Fenced(info) => info
-                        .split(|c: char| c.is_whitespace() || c == ',' || c == '{')
-                        .next()
-                        .filter(|s| !s.is_empty())
-                        .map(str::to_string),
-                    CodeBlockKind::Indented => None,
-                };
-                code = Some((lang, line, String::new()));
+                code = Some((fence_language(&kind), line, String::new()));
             }
             Event::End(TagEnd::CodeBlock) => {
                 if let Some((lang, start, text)) = code.take() {
@@ -397,6 +389,19 @@ fn parse_body(path: &str, body: &str, base: usize, lines: &LineIndex, out: &mut 
             }
             _ => {}
         }
+    }
+}
+
+/// The language of a code block: the first word of a fence's info string
+/// (`bash`, `dockerfile`, …), `None` for indented blocks and bare fences.
+pub fn fence_language(kind: &CodeBlockKind<'_>) -> Option<String> {
+    match kind {
+        CodeBlockKind::Fenced(info) => info
+            .split(|c: char| c.is_whitespace() || c == ',' || c == '{')
+            .next()
+            .filter(|s| !s.is_empty())
+            .map(str::to_string),
+        CodeBlockKind::Indented => None,
     }
 }
 
