@@ -236,7 +236,7 @@ impl Renderer<'_> {
             }
             Tag::CodeBlock(kind) => {
                 self.flush_inline();
-                let lang = fence_language(&kind);
+                let lang = fence_language(kind);
                 self.code = Some(CodeState {
                     lang,
                     raw: String::new(),
