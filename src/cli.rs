@@ -42,8 +42,10 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Validate the knowledge (links, anchors, drops, index); exit 1 on any error
+    /// Validate the knowledge (links, anchors, drops, index) and decision trees; exit 1 on errors
     Check,
+    /// List decision trees, or walk one: interactively on a terminal, or with --answer
+    Decide(DecideArgs),
     /// Print a document, or one section of it, rendered for the terminal
     Show(ShowArgs),
 }
@@ -62,6 +64,50 @@ pub struct ShowArgs {
     /// Wrap at N columns (default: the terminal's width, else 100)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(10..))]
     pub width: Option<u16>,
+}
+
+/// `lore decide [TREE] [--answer Q=O]… [--json] [--graph mermaid|dot] [--transcript FILE]`
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Without TREE, lists the trees. On a terminal without --answer, asks each question in turn \
+                  (a number chooses, b goes back, ? explains, q quits and keeps the session for later). \
+                  Otherwise prints where the given answers lead: the next question or the outcome."
+)]
+pub struct DecideArgs {
+    /// Id of the tree to walk (omit to list the trees)
+    #[arg(value_name = "TREE")]
+    pub tree: Option<String>,
+
+    /// Answer a question (repeatable, any order), e.g. --answer torch-install=pip
+    #[arg(long = "answer", value_name = "QUESTION=OPTION", value_parser = parse_answer, requires = "tree")]
+    pub answers: Vec<(String, String)>,
+
+    /// Print JSON instead of text
+    #[arg(long)]
+    pub json: bool,
+
+    /// Print the tree as a graph instead of walking it
+    #[arg(long, value_enum, value_name = "FORMAT", requires = "tree", conflicts_with_all = ["answers", "json", "transcript"])]
+    pub graph: Option<GraphFormat>,
+
+    /// Also write the session as Markdown to FILE
+    #[arg(long, value_name = "FILE", requires = "tree")]
+    pub transcript: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GraphFormat {
+    Mermaid,
+    Dot,
+}
+
+fn parse_answer(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((q, o)) if !q.trim().is_empty() && !o.trim().is_empty() => {
+            Ok((q.trim().to_string(), o.trim().to_string()))
+        }
+        _ => Err(format!("expected QUESTION=OPTION, got `{s}`")),
+    }
 }
 
 impl Cli {

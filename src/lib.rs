@@ -10,6 +10,7 @@
 //! Document / Corpus             corpus      (the only Markdown structure parser)
 //!        │
 //!        ├──► check             lore check
+//!        ├──► decide            decision trees, validated against the corpus
 //!        ├──► markdown          Document + width + theme -> styled lines (pure)
 //!        ▼
 //! CLI verbs / TUI               commands, tui
@@ -22,6 +23,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod corpus;
+pub mod decide;
 pub mod diagnostic;
 pub mod markdown;
 pub mod sources;

@@ -50,6 +50,16 @@ pub fn sanitize(text: &str) -> String {
     out
 }
 
+/// File text for a single line of output (a title, a label, a table cell):
+/// sanitized, with every run of whitespace, line breaks included, folded to
+/// one space.
+pub fn one_line(text: &str) -> String {
+    sanitize(text)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// True for characters `sanitize` changes.
 pub fn needs_escape(ch: char) -> bool {
     (ch < ' ' && ch != '\n') || ch == '\u{7f}' || ('\u{80}'..='\u{9f}').contains(&ch)
@@ -65,6 +75,11 @@ mod tests {
         let safe = sanitize(evil);
         assert!(!safe.chars().any(needs_escape), "{safe:?}");
         assert_eq!(safe, "a^[]52;c;ZXZpbA==^Gb^[[31mred<U+009B>2J");
+    }
+
+    #[test]
+    fn one_line_folds_breaks_and_escapes() {
+        assert_eq!(one_line("  a\n b\t\x1bc  "), "a b ^[c");
     }
 
     #[test]

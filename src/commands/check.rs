@@ -5,6 +5,7 @@ use std::io::Write;
 use crate::check::check_corpus;
 use crate::config::Settings;
 use crate::corpus::Corpus;
+use crate::decide;
 
 use super::{EXIT_OK, EXIT_PROBLEMS, stdout, write_diagnostics};
 
@@ -12,6 +13,8 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     let corpus = Corpus::load(&settings.knowledge);
     let mut diagnostics = settings.warnings.clone();
     diagnostics.extend(check_corpus(&corpus));
+    let trees = decide::load(&settings.trees, &corpus);
+    diagnostics.extend(trees.diagnostics);
     let errors = diagnostics.iter().filter(|d| d.is_error()).count();
     let warnings = diagnostics.len() - errors;
     let mut out = stdout();
@@ -19,7 +22,7 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     writeln!(
         out,
         "checked {} files: {errors} error{}, {warnings} warning{}",
-        corpus.len(),
+        corpus.len() + trees.files,
         plural(errors),
         plural(warnings)
     )?;

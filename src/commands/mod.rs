@@ -2,6 +2,7 @@
 //! code. Library code never prints; this is where text meets stdout.
 
 mod check;
+mod decide;
 mod show;
 mod tui;
 
@@ -27,6 +28,7 @@ pub fn run(cli: Cli) -> ExitCode {
     };
     let result = match cli.command {
         Some(Command::Check) => check::run(&settings),
+        Some(Command::Decide(args)) => decide::run(&settings, &args),
         Some(Command::Show(args)) => show::run(&settings, &args),
         None => tui::run(&settings),
     };

@@ -227,13 +227,14 @@ fn file_stem(rel: &str) -> String {
 }
 
 /// Byte offsets of line starts, for turning parser offsets into line numbers.
-struct LineIndex {
+/// Byte offsets to 1-based lines, for anything that reports `file:line`.
+pub(crate) struct LineIndex {
     starts: Vec<usize>,
     len: usize,
 }
 
 impl LineIndex {
-    fn new(text: &str) -> Self {
+    pub(crate) fn new(text: &str) -> Self {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         if starts.len() > 1 && *starts.last().unwrap_or(&0) == text.len() {
@@ -246,7 +247,7 @@ impl LineIndex {
     }
 
     /// 1-based line of a byte offset.
-    fn line(&self, offset: usize) -> usize {
+    pub(crate) fn line(&self, offset: usize) -> usize {
         self.starts.partition_point(|&s| s <= offset.min(self.len))
     }
 
@@ -354,15 +355,7 @@ fn parse_body(path: &str, body: &str, base: usize, lines: &LineIndex, out: &mut 
                 }
             }
             Event::Start(Tag::CodeBlock(kind)) => {
-                let lang = match kind {
-                    CodeBlockKind::Fenced(info) => info
-                        .split(|c: char| c.is_whitespace() || c == ',' || c == '{')
-                        .next()
-                        .filter(|s| !s.is_empty())
-                        .map(str::to_string),
-                    CodeBlockKind::Indented => None,
-                };
-                code = Some((lang, line, String::new()));
+                code = Some((fence_language(&kind), line, String::new()));
             }
             Event::End(TagEnd::CodeBlock) => {
                 if let Some((lang, start, text)) = code.take() {
@@ -396,6 +389,19 @@ fn parse_body(path: &str, body: &str, base: usize, lines: &LineIndex, out: &mut 
             }
             _ => {}
         }
+    }
+}
+
+/// The language of a code block: the first word of a fence's info string
+/// (`bash`, `dockerfile`, …), `None` for indented blocks and bare fences.
+pub fn fence_language(kind: &CodeBlockKind<'_>) -> Option<String> {
+    match kind {
+        CodeBlockKind::Fenced(info) => info
+            .split(|c: char| c.is_whitespace() || c == ',' || c == '{')
+            .next()
+            .filter(|s| !s.is_empty())
+            .map(str::to_string),
+        CodeBlockKind::Indented => None,
     }
 }
 

@@ -7,8 +7,9 @@ mod document;
 mod drop;
 mod slug;
 
+pub(crate) use document::LineIndex;
 pub use document::{
-    CodeBlock, Document, Kind, Link, LinkTarget, Section, markdown_options, resolve,
+    CodeBlock, Document, Kind, Link, LinkTarget, Section, fence_language, markdown_options, resolve,
 };
 pub use drop::DropInfo;
 pub use slug::{Slugger, slug};

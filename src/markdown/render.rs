@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use pulldown_cmark::{CodeBlockKind, Event, LinkType, Parser, Tag, TagEnd};
+use pulldown_cmark::{Event, LinkType, Parser, Tag, TagEnd};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
@@ -17,7 +17,7 @@ use super::highlight::{HighlightedLines, Highlighter};
 use super::table::{self, Row};
 use super::wrap::{self, Frag, Inline, WrappedLine, break_preformatted, wrap};
 use super::{RenderOptions, Rendered, RenderedCode, RenderedHeading, RenderedLink};
-use crate::corpus::{Document, LinkTarget, markdown_options, resolve, slug};
+use crate::corpus::{Document, LinkTarget, fence_language, markdown_options, resolve, slug};
 use crate::text::sanitize;
 use crate::theme::Theme;
 
@@ -236,14 +236,7 @@ impl Renderer<'_> {
             }
             Tag::CodeBlock(kind) => {
                 self.flush_inline();
-                let lang = match kind {
-                    CodeBlockKind::Fenced(info) => info
-                        .split(|c: char| c.is_whitespace() || c == ',' || c == '{')
-                        .next()
-                        .filter(|s| !s.is_empty())
-                        .map(str::to_string),
-                    CodeBlockKind::Indented => None,
-                };
+                let lang = fence_language(kind);
                 self.code = Some(CodeState {
                     lang,
                     raw: String::new(),

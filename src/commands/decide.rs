@@ -1,0 +1,718 @@
+//! `lore decide`: list the decision trees, walk one interactively on a
+//! terminal, or follow `--answer`s and print where they lead (text or JSON), or
+//! print the tree as a graph. Everything from a tree file is sanitized before it
+//! reaches the terminal. The walking itself is `decide::Session`'s.
+
+use std::io::{self, BufRead, IsTerminal, Write};
+use std::path::Path;
+
+use anyhow::Context;
+use serde::Serialize;
+
+use crate::cli::{DecideArgs, GraphFormat};
+use crate::config::Settings;
+use crate::corpus::Corpus;
+use crate::decide::{self, DecisionTree, Outcome, Question, Session, SessionStore, Step};
+use crate::text::{one_line, sanitize};
+
+use super::{EXIT_OK, EXIT_USAGE, stdout};
+
+pub fn run(settings: &Settings, args: &DecideArgs) -> anyhow::Result<u8> {
+    let corpus = Corpus::load(&settings.knowledge);
+    let loaded = decide::load(&settings.trees, &corpus);
+    let skipped = loaded
+        .diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| d.path.as_str())
+        .collect::<std::collections::BTreeSet<_>>();
+    if !skipped.is_empty() {
+        eprintln!(
+            "lore: warning: {} decision tree file{} with errors skipped ({}); `lore check` shows why",
+            skipped.len(),
+            if skipped.len() == 1 { "" } else { "s" },
+            sanitize(&skipped.into_iter().collect::<Vec<_>>().join(", "))
+        );
+    }
+
+    let Some(id) = &args.tree else {
+        return list(&loaded.trees, args.json, settings.color);
+    };
+    let tree = match decide::find_tree(&loaded.trees, id) {
+        Ok(tree) => tree,
+        Err(err) => {
+            eprintln!("lore: error: {}", sanitize(&err.to_string()));
+            return Ok(EXIT_USAGE);
+        }
+    };
+
+    if let Some(format) = args.graph {
+        let graph = match format {
+            GraphFormat::Mermaid => decide::to_mermaid(tree),
+            GraphFormat::Dot => decide::to_dot(tree),
+        };
+        let mut out = stdout();
+        out.write_all(graph.as_bytes())?;
+        out.flush()?;
+        return Ok(EXIT_OK);
+    }
+
+    let interactive = args.answers.is_empty()
+        && !args.json
+        && io::stdin().is_terminal()
+        && io::stdout().is_terminal();
+    if interactive {
+        let store = SessionStore::from_paths(&settings.paths);
+        let stdin = io::stdin();
+        let mut input = stdin.lock();
+        let mut out = io::stdout().lock();
+        let session = walk(
+            tree,
+            &corpus,
+            store.as_ref(),
+            &mut input,
+            &mut out,
+            settings.color,
+        )?;
+        if let Some(file) = &args.transcript {
+            write_transcript(&session, file)?;
+            writeln!(out, "Transcript written to {}", file.display())?;
+        }
+        return Ok(EXIT_OK);
+    }
+
+    let mut session = Session::new(tree);
+    match session.apply(&args.answers) {
+        Ok(unused) => {
+            for question in unused {
+                eprintln!(
+                    "lore: warning: question `{}` is not on this path; its answer was not used",
+                    sanitize(&question)
+                );
+            }
+        }
+        Err(err) => {
+            eprintln!("lore: error: {}", sanitize(&err.to_string()));
+            return Ok(EXIT_USAGE);
+        }
+    }
+    if let Some(file) = &args.transcript {
+        write_transcript(&session, file)?;
+        eprintln!("lore: transcript written to {}", file.display());
+    }
+    let mut out = stdout();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &session_json(&session))?;
+        writeln!(out)?;
+    } else {
+        let style = Style {
+            color: settings.color,
+        };
+        print_header(&mut out, &session, style)?;
+        match session.current() {
+            Step::Question(q) => {
+                print_question(&mut out, q, &corpus, style)?;
+                let answers: Vec<String> = q
+                    .options
+                    .iter()
+                    .map(|o| sanitize(&format!("{}={}", q.id, o.id)))
+                    .collect();
+                let width = answers.iter().map(|a| a.chars().count()).max().unwrap_or(0);
+                for (i, (option, answer)) in q.options.iter().zip(&answers).enumerate() {
+                    writeln!(
+                        out,
+                        "  {:>2}. {answer:<width$}  {}",
+                        i + 1,
+                        one_line(&option.label)
+                    )?;
+                }
+                let mut next = format!("lore decide {}", tree.id);
+                for (q, o) in session.path() {
+                    next.push_str(&format!(" --answer {q}={o}"));
+                }
+                writeln!(out, "\nNext: {next} --answer {}=OPTION", q.id)?;
+            }
+            Step::Outcome(o) => {
+                print_history(&mut out, &session, style)?;
+                print_outcome(&mut out, o, &corpus, style)?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(EXIT_OK)
+}
+
+fn list(trees: &[DecisionTree], json: bool, color: bool) -> anyhow::Result<u8> {
+    let mut out = stdout();
+    if json {
+        let list: Vec<TreeJson> = trees
+            .iter()
+            .map(|t| TreeJson {
+                id: sanitize(&t.id),
+                title: sanitize(&t.title),
+                summary: sanitize(&t.summary),
+            })
+            .collect();
+        serde_json::to_writer_pretty(&mut out, &list)?;
+        writeln!(out)?;
+    } else {
+        let style = Style { color };
+        let width = trees.iter().map(|t| t.id.len()).max().unwrap_or(0);
+        for t in trees {
+            writeln!(
+                out,
+                "{}  {}",
+                style.bold(&format!("{:<width$}", sanitize(&t.id))),
+                one_line(&t.title)
+            )?;
+            writeln!(out, "{:width$}  {}", "", one_line(&t.summary))?;
+        }
+    }
+    out.flush()?;
+    Ok(EXIT_OK)
+}
+
+/// The JSON of `lore decide TREE --json`: where the session stands and how it
+/// got there. Structs rather than `json!` so keys keep this order. Strings are
+/// sanitized like every other output.
+#[derive(Serialize)]
+struct SessionJson {
+    tree: String,
+    status: &'static str,
+    question: Option<QuestionJson>,
+    outcome: Option<OutcomeJson>,
+    path: Vec<AnswerJson>,
+}
+
+#[derive(Serialize)]
+struct QuestionJson {
+    id: String,
+    text: String,
+    why: String,
+    help: Option<String>,
+    options: Vec<OptionJson>,
+}
+
+#[derive(Serialize)]
+struct OptionJson {
+    id: String,
+    label: String,
+}
+
+#[derive(Serialize)]
+struct OutcomeJson {
+    id: String,
+    title: String,
+    verdict: String,
+    body: String,
+    actions: Vec<ActionJson>,
+    evidence: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct ActionJson {
+    label: String,
+    lang: String,
+    code: String,
+}
+
+#[derive(Serialize)]
+struct AnswerJson {
+    question: String,
+    answer: String,
+}
+
+#[derive(Serialize)]
+struct TreeJson {
+    id: String,
+    title: String,
+    summary: String,
+}
+
+fn session_json(session: &Session) -> SessionJson {
+    let path = session
+        .path()
+        .iter()
+        .map(|(q, o)| AnswerJson {
+            question: sanitize(q),
+            answer: sanitize(o),
+        })
+        .collect();
+    let (status, question, outcome) = match session.current() {
+        Step::Question(q) => (
+            "question",
+            Some(QuestionJson {
+                id: sanitize(&q.id),
+                text: sanitize(&q.text),
+                why: sanitize(&q.why),
+                help: q.help.as_deref().map(sanitize),
+                options: q
+                    .options
+                    .iter()
+                    .map(|o| OptionJson {
+                        id: sanitize(&o.id),
+                        label: sanitize(&o.label),
+                    })
+                    .collect(),
+            }),
+            None,
+        ),
+        Step::Outcome(o) => (
+            "outcome",
+            None,
+            Some(OutcomeJson {
+                id: sanitize(&o.id),
+                title: sanitize(&o.title),
+                verdict: sanitize(&o.verdict),
+                body: sanitize(&o.body),
+                actions: o
+                    .actions
+                    .iter()
+                    .map(|a| ActionJson {
+                        label: sanitize(&a.label),
+                        lang: sanitize(&a.lang),
+                        code: sanitize(&a.code),
+                    })
+                    .collect(),
+                evidence: o.evidence.iter().map(|e| sanitize(&e.link)).collect(),
+            }),
+        ),
+    };
+    SessionJson {
+        tree: sanitize(&session.tree().id),
+        status,
+        question,
+        outcome,
+        path,
+    }
+}
+
+fn write_transcript(session: &Session, file: &Path) -> anyhow::Result<()> {
+    std::fs::write(file, session.transcript(&decide::today()))
+        .with_context(|| format!("cannot write transcript {}", file.display()))
+}
+
+#[derive(Clone, Copy)]
+struct Style {
+    color: bool,
+}
+
+impl Style {
+    fn bold(self, text: &str) -> String {
+        if self.color {
+            format!("\x1b[1m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+
+    fn dim(self, text: &str) -> String {
+        if self.color {
+            format!("\x1b[2m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+}
+
+/// Tree text as a block, every line indented.
+fn block(text: &str, indent: &str) -> String {
+    sanitize(text.trim_end())
+        .lines()
+        .map(|l| {
+            if l.is_empty() {
+                String::new()
+            } else {
+                format!("{indent}{l}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn print_header(out: &mut impl Write, session: &Session, style: Style) -> io::Result<()> {
+    let tree = session.tree();
+    writeln!(
+        out,
+        "{} {}",
+        style.bold(&one_line(&tree.title)),
+        style.dim(&format!("({})", sanitize(&tree.id)))
+    )?;
+    let history = session.history();
+    // At an outcome the full "how we got here" replaces the breadcrumbs.
+    if !history.is_empty() && !session.is_finished() {
+        let crumbs: Vec<String> = history.iter().map(|a| one_line(&a.option.label)).collect();
+        writeln!(out, "{}", style.dim(&crumbs.join(" › ")))?;
+    }
+    Ok(())
+}
+
+/// A question with why it matters, how to find out and the evidence.
+fn print_question(
+    out: &mut impl Write,
+    q: &Question,
+    corpus: &Corpus,
+    style: Style,
+) -> io::Result<()> {
+    writeln!(out, "\n{}\n", style.bold(&one_line(&q.text)))?;
+    writeln!(out, "  Why it matters:\n{}", block(&q.why, "    "))?;
+    if let Some(help) = &q.help {
+        writeln!(out, "  How to find out:\n{}", block(help, "    "))?;
+    }
+    print_evidence(out, &q.evidence, corpus)?;
+    writeln!(out)
+}
+
+fn print_evidence(
+    out: &mut impl Write,
+    evidence: &[decide::Evidence],
+    corpus: &Corpus,
+) -> io::Result<()> {
+    if evidence.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "  Evidence (open with `lore show`):")?;
+    for e in evidence {
+        let heading = corpus.get(e.path()).and_then(|doc| match e.anchor() {
+            Some(anchor) => doc.section_by_anchor(anchor).map(|s| s.title.clone()),
+            None => Some(doc.title.clone()),
+        });
+        match heading {
+            Some(heading) => writeln!(out, "    {}  {}", sanitize(&e.link), one_line(&heading))?,
+            None => writeln!(out, "    {}", sanitize(&e.link))?,
+        }
+    }
+    Ok(())
+}
+
+fn print_outcome(
+    out: &mut impl Write,
+    o: &Outcome,
+    corpus: &Corpus,
+    style: Style,
+) -> io::Result<()> {
+    writeln!(
+        out,
+        "\n{} {}",
+        style.bold("Outcome:"),
+        style.bold(&one_line(&o.title))
+    )?;
+    writeln!(out, "{} {}", style.bold("Verdict:"), one_line(&o.verdict))?;
+    if !o.body.trim().is_empty() {
+        writeln!(out, "\n{}", block(&o.body, "  "))?;
+    }
+    if !o.actions.is_empty() {
+        writeln!(out, "\n{}", style.bold("Actions:"))?;
+        for action in &o.actions {
+            writeln!(
+                out,
+                "\n  {} {}",
+                one_line(&action.label),
+                style.dim(&format!("[{}]", one_line(&action.lang)))
+            )?;
+            writeln!(out, "{}", block(&action.code, "    "))?;
+        }
+    }
+    if !o.evidence.is_empty() {
+        writeln!(out)?;
+        print_evidence(out, &o.evidence, corpus)?;
+    }
+    if !o.related.is_empty() {
+        let related: Vec<String> = o
+            .related
+            .iter()
+            .map(|r| format!("lore decide {}", sanitize(&r.tree)))
+            .collect();
+        writeln!(out, "\n  Related: {}", related.join(", "))?;
+    }
+    Ok(())
+}
+
+fn print_history(out: &mut impl Write, session: &Session, style: Style) -> io::Result<()> {
+    let history = session.history();
+    if history.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "\n{}", style.bold("How we got here:"))?;
+    for (i, step) in history.iter().enumerate() {
+        writeln!(
+            out,
+            "  {}. {}  → {}",
+            i + 1,
+            one_line(&step.question.text),
+            one_line(&step.option.label)
+        )?;
+    }
+    Ok(())
+}
+
+/// The interactive walk: one question at a time, numbered options, `b` back,
+/// `?` why and how to find out, `q` quit. Progress is saved after every answer
+/// (when a data folder exists), so an interrupted walk can be resumed; the
+/// saved session is dropped once an outcome is reached. Generic over input and
+/// output so tests can drive it without a terminal.
+pub(crate) fn walk(
+    tree: &DecisionTree,
+    corpus: &Corpus,
+    store: Option<&SessionStore>,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+    color: bool,
+) -> anyhow::Result<Session> {
+    let style = Style { color };
+    let mut session = Session::new(tree);
+    if let Some(store) = store {
+        match store.resume(tree) {
+            Ok(Some(resumed)) if !resumed.session.path().is_empty() => {
+                let n = resumed.session.path().len();
+                write!(
+                    out,
+                    "You have an unfinished `{}` session ({n} answer{}). Resume it? [Y/n] ",
+                    sanitize(&tree.id),
+                    if n == 1 { "" } else { "s" }
+                )?;
+                out.flush()?;
+                match read_line(input)? {
+                    Some(answer) if answer.eq_ignore_ascii_case("n") => {
+                        store.remove(&tree.id)?;
+                    }
+                    Some(_) => {
+                        if resumed.dropped > 0 {
+                            writeln!(
+                                out,
+                                "The tree changed since; {} answer{} no longer fit and were dropped.",
+                                resumed.dropped,
+                                if resumed.dropped == 1 { "" } else { "s" }
+                            )?;
+                        }
+                        session = resumed.session;
+                    }
+                    None => return Ok(session),
+                }
+            }
+            Ok(_) => {}
+            Err(err) => writeln!(
+                out,
+                "(saved session ignored: {})",
+                sanitize(&err.to_string())
+            )?,
+        }
+    }
+
+    let save = |session: &Session, out: &mut dyn Write| -> io::Result<()> {
+        if let Some(store) = store {
+            let result = if session.is_finished() || session.path().is_empty() {
+                store.remove(&session.tree().id)
+            } else {
+                store.save(session).map(|_| ())
+            };
+            if let Err(err) = result {
+                writeln!(
+                    out,
+                    "(could not save the session: {})",
+                    sanitize(&err.to_string())
+                )?;
+            }
+        }
+        Ok(())
+    };
+
+    loop {
+        writeln!(out)?;
+        print_header(out, &session, style)?;
+        match session.current() {
+            Step::Question(q) => {
+                let q = q.clone();
+                writeln!(out, "\n{}\n", style.bold(&one_line(&q.text)))?;
+                for (i, option) in q.options.iter().enumerate() {
+                    writeln!(out, "  {}. {}", i + 1, one_line(&option.label))?;
+                }
+                let count = q.options.len();
+                loop {
+                    write!(out, "\nChoose 1-{count}, b back, ? why, q quit: ")?;
+                    out.flush()?;
+                    let Some(answer) = read_line(input)? else {
+                        return quit(out, &session, store);
+                    };
+                    match answer.as_str() {
+                        "q" | "quit" => return quit(out, &session, store),
+                        "?" | "h" | "help" => {
+                            print_question(out, &q, corpus, style)?;
+                        }
+                        "b" | "back" => {
+                            if session.back().is_none() {
+                                writeln!(out, "This is the first question.")?;
+                                continue;
+                            }
+                            save(&session, out)?;
+                            break;
+                        }
+                        other => match other.parse::<usize>() {
+                            Ok(n) if (1..=count).contains(&n) => {
+                                session.choose(n - 1)?;
+                                save(&session, out)?;
+                                break;
+                            }
+                            _ => writeln!(out, "Type a number from 1 to {count}, b, ? or q.")?,
+                        },
+                    }
+                }
+            }
+            Step::Outcome(o) => {
+                let o = o.clone();
+                print_history(out, &session, style)?;
+                print_outcome(out, &o, corpus, style)?;
+                loop {
+                    write!(out, "\nb back, t save a transcript, q quit: ")?;
+                    out.flush()?;
+                    match read_line(input)?.as_deref() {
+                        None | Some("q" | "quit") => return Ok(session),
+                        Some("b" | "back") => {
+                            session.back();
+                            save(&session, out)?;
+                            break;
+                        }
+                        Some("t") => match store {
+                            Some(store) => match store.write_transcript(&session, &decide::today())
+                            {
+                                Ok(file) => {
+                                    writeln!(out, "Transcript written to {}", file.display())?
+                                }
+                                Err(err) => writeln!(out, "Cannot write the transcript: {err}")?,
+                            },
+                            None => writeln!(
+                                out,
+                                "No data folder on this system; use --transcript FILE."
+                            )?,
+                        },
+                        Some(_) => writeln!(out, "Type b, t or q.")?,
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn quit(
+    out: &mut impl Write,
+    session: &Session,
+    store: Option<&SessionStore>,
+) -> anyhow::Result<Session> {
+    writeln!(out)?;
+    if store.is_some() && !session.path().is_empty() {
+        writeln!(
+            out,
+            "Session kept; `lore decide {}` offers to resume it.",
+            sanitize(&session.tree().id)
+        )?;
+    }
+    Ok(session.clone())
+}
+
+/// One trimmed line of input, or `None` at end of input.
+fn read_line(input: &mut impl BufRead) -> io::Result<Option<String>> {
+    let mut line = String::new();
+    if input.read_line(&mut line)? == 0 {
+        return Ok(None);
+    }
+    Ok(Some(line.trim().to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sources::SourceSet;
+
+    fn builtin() -> (Corpus, Vec<DecisionTree>) {
+        let corpus = Corpus::load(&SourceSet {
+            builtin: Some(&crate::sources::BUILTIN_KNOWLEDGE),
+            overlays: vec![],
+        });
+        let (trees, _) = decide::load_trees(
+            &SourceSet {
+                builtin: Some(&crate::sources::BUILTIN_TREES),
+                overlays: vec![],
+            },
+            &corpus,
+        );
+        (corpus, trees)
+    }
+
+    fn run_walk(
+        tree: &DecisionTree,
+        corpus: &Corpus,
+        store: &SessionStore,
+        keys: &str,
+    ) -> (Session, String) {
+        let mut input = io::Cursor::new(keys.as_bytes().to_vec());
+        let mut out = Vec::new();
+        let session = walk(tree, corpus, Some(store), &mut input, &mut out, false).unwrap();
+        (session, String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn interactive_walk_numbers_back_help_and_resume() {
+        let (corpus, trees) = builtin();
+        let tree = decide::find_tree(&trees, "need-cupti").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path());
+        let first = &tree.question(&tree.start).unwrap().clone();
+
+        // ? explains, an out-of-range number is refused, 1 answers, b goes back,
+        // 1 answers again, then q keeps the session.
+        let (session, out) = run_walk(tree, &corpus, &store, "?\n99\n1\nb\n1\nq\n");
+        assert!(out.contains("Why it matters:"), "{out}");
+        assert!(
+            out.contains(&format!("Type a number from 1 to {}", first.options.len())),
+            "{out}"
+        );
+        assert_eq!(session.path().len(), 1, "{out}");
+        assert!(out.contains("Session kept; `lore decide need-cupti` offers to resume it."));
+        assert_eq!(
+            store.load("need-cupti").unwrap().unwrap().path,
+            session.path()
+        );
+
+        // Next time: resume, then end of input.
+        let (resumed, out) = run_walk(tree, &corpus, &store, "y\n");
+        assert!(
+            out.starts_with(
+                "You have an unfinished `need-cupti` session (1 answer). Resume it? [Y/n] "
+            ),
+            "{out}"
+        );
+        assert_eq!(resumed.path(), session.path());
+
+        // Declining starts over and forgets the saved session.
+        let (fresh, _) = run_walk(tree, &corpus, &store, "n\n");
+        assert!(fresh.path().is_empty());
+        assert!(store.load("need-cupti").unwrap().is_none());
+    }
+
+    #[test]
+    fn reaching_an_outcome_shows_how_we_got_here_and_forgets_the_session() {
+        let (corpus, trees) = builtin();
+        let tree = decide::find_tree(&trees, "need-cupti").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path());
+        // Always take the last option until an outcome, then save a transcript.
+        let mut keys = String::new();
+        let mut probe = Session::new(tree);
+        while let Step::Question(q) = probe.current() {
+            let n = q.options.len();
+            keys.push_str(&format!("{n}\n"));
+            probe.choose(n - 1).unwrap();
+        }
+        keys.push_str("t\nq\n");
+        let (session, out) = run_walk(tree, &corpus, &store, &keys);
+        assert!(session.is_finished());
+        assert!(out.contains("How we got here:"), "{out}");
+        assert!(out.contains("Verdict:"), "{out}");
+        assert!(out.contains("Transcript written to "), "{out}");
+        assert!(store.load("need-cupti").unwrap().is_none());
+        assert_eq!(
+            std::fs::read_dir(store.transcripts_dir()).unwrap().count(),
+            1
+        );
+    }
+}

@@ -1,0 +1,199 @@
+//! Decision trees: guided troubleshooting as data. A tree is a TOML file of
+//! questions and outcomes (`tree`), checked before use (`validate`), walked by a
+//! `Session` (`session`), exported as Markdown (`transcript`) or as a graph
+//! (`graph`), and kept between runs (`store`).
+//!
+//! This layer reads trees and the corpus and returns values and diagnostics. It
+//! never prints, never reads the terminal, and does not know about the TUI or
+//! the command line; those call into it, so both walk trees the same way.
+
+mod graph;
+mod session;
+mod store;
+mod transcript;
+mod tree;
+mod validate;
+
+pub use graph::{to_dot, to_mermaid};
+pub use session::{Answered, Session, Step};
+pub use store::{Resumed, SavedSession, SessionStore, StoreError};
+pub use tree::{
+    Action, AnswerOption, DecisionTree, Evidence, Node, Outcome, Question, Related, TreeTest,
+    is_valid_id,
+};
+
+use std::collections::HashMap;
+
+use crate::corpus::Corpus;
+use crate::diagnostic::{self, Diagnostic};
+use crate::sources::SourceSet;
+
+/// A wrong tree, question or option id, or a move the session cannot make.
+/// Messages name the valid choices so the user can correct the call.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecideError {
+    #[error("no decision tree `{id}` ({})", listing("trees", valid))]
+    UnknownTree { id: String, valid: Vec<String> },
+    #[error(
+        "tree `{tree}` has no question `{question}` ({})",
+        listing("questions", valid)
+    )]
+    UnknownQuestion {
+        tree: String,
+        question: String,
+        valid: Vec<String>,
+    },
+    #[error(
+        "question `{question}` has no option `{option}` ({})",
+        listing("options", valid)
+    )]
+    UnknownOption {
+        question: String,
+        option: String,
+        valid: Vec<String>,
+    },
+    #[error("question `{question}` is not the current question (the session is at `{current}`)")]
+    NotAsked { question: String, current: String },
+    #[error("question `{question}` has no choice {number} (choose 1 to {count})")]
+    NoSuchChoice {
+        question: String,
+        number: usize,
+        count: usize,
+    },
+    #[error("the session has reached outcome `{outcome}`; go back to change an answer")]
+    Finished { outcome: String },
+    #[error("question `{question}` is answered twice")]
+    AnsweredTwice { question: String },
+}
+
+fn listing(what: &str, valid: &[String]) -> String {
+    if valid.is_empty() {
+        format!("no {what} loaded")
+    } else {
+        format!("{what}: {}", valid.join(", "))
+    }
+}
+
+/// Everything `load` found: the usable trees, a diagnostic per problem, and how
+/// many tree files were read (for `lore check`'s summary).
+#[derive(Debug, Default)]
+pub struct LoadedTrees {
+    /// Valid trees, in file order.
+    pub trees: Vec<DecisionTree>,
+    /// Errors (the tree was skipped) and warnings (it was kept), sorted.
+    pub diagnostics: Vec<Diagnostic>,
+    pub files: usize,
+}
+
+/// Reads every `.toml` tree of `sources` and validates it against `corpus`.
+/// An invalid tree is reported and skipped; the others load.
+pub fn load(sources: &SourceSet, corpus: &Corpus) -> LoadedTrees {
+    let (files, mut diagnostics) = sources.collect("toml");
+    let mut trees: Vec<DecisionTree> = Vec::new();
+    let mut ids: HashMap<String, String> = HashMap::new();
+    for file in &files {
+        let (tree, parse_diagnostics) = tree::parse(file);
+        diagnostics.extend(parse_diagnostics);
+        let Some(tree) = tree else { continue };
+        let problems = validate::validate(&tree, corpus);
+        let ok = !problems.iter().any(Diagnostic::is_error);
+        diagnostics.extend(problems);
+        if !ok {
+            continue;
+        }
+        if let Some(first) = ids.get(&tree.id) {
+            diagnostics.push(Diagnostic::error(
+                &tree.path,
+                Some(tree.id_line),
+                format!("tree id `{}` is already used by `{first}`", tree.id),
+            ));
+            continue;
+        }
+        ids.insert(tree.id.clone(), tree.path.clone());
+        trees.push(tree);
+    }
+    for tree in &trees {
+        for outcome in tree.outcomes() {
+            for related in &outcome.related {
+                if !ids.contains_key(&related.tree) {
+                    diagnostics.push(Diagnostic::warning(
+                        &tree.path,
+                        Some(related.line),
+                        format!(
+                            "node `{}`: related tree `{}` is not loaded",
+                            outcome.id, related.tree
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    diagnostic::sort(&mut diagnostics);
+    LoadedTrees {
+        trees,
+        diagnostics,
+        files: files.len(),
+    }
+}
+
+/// The valid trees of `sources` and the problems found. See [`load`].
+pub fn load_trees(sources: &SourceSet, corpus: &Corpus) -> (Vec<DecisionTree>, Vec<Diagnostic>) {
+    let loaded = load(sources, corpus);
+    (loaded.trees, loaded.diagnostics)
+}
+
+/// The tree with this id, or an error listing the ids there are.
+pub fn find_tree<'a>(trees: &'a [DecisionTree], id: &str) -> Result<&'a DecisionTree, DecideError> {
+    trees
+        .iter()
+        .find(|t| t.id == id)
+        .ok_or_else(|| DecideError::UnknownTree {
+            id: id.to_string(),
+            valid: trees.iter().map(|t| t.id.clone()).collect(),
+        })
+}
+
+/// Today's date in UTC as `YYYY-MM-DD`, for transcripts.
+pub fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    date_of(secs)
+}
+
+/// `YYYY-MM-DD` of a Unix time (UTC), by the civil-from-days algorithm.
+pub fn date_of(unix_secs: u64) -> String {
+    let days = (unix_secs / 86_400) as i64;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_from_unix_time() {
+        assert_eq!(date_of(0), "1970-01-01");
+        assert_eq!(date_of(951_782_400), "2000-02-29");
+        assert_eq!(date_of(1_795_305_600), "2026-11-22");
+    }
+
+    #[test]
+    fn unknown_ids_list_the_valid_ones() {
+        let err = find_tree(&[], "need-cupti").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "no decision tree `need-cupti` (no trees loaded)"
+        );
+    }
+}

@@ -1,0 +1,119 @@
+//! `lore decide TREE` on a real terminal: the binary runs in a pseudo-terminal,
+//! so it must notice the terminal and ask interactively; quitting keeps the
+//! session and the next run offers to resume it.
+#![cfg(unix)]
+
+use std::io::{Read, Write};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+
+struct Terminal {
+    writer: Box<dyn Write + Send>,
+    output: mpsc::Receiver<Vec<u8>>,
+    seen: String,
+    child: Box<dyn portable_pty::Child + Send + Sync>,
+}
+
+impl Terminal {
+    fn start(home: &std::path::Path, args: &[&str]) -> Terminal {
+        let pty = native_pty_system()
+            .openpty(PtySize {
+                rows: 40,
+                cols: 120,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("a pty");
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_lore"));
+        cmd.args(args);
+        cmd.env("LORE_HOME", home);
+        cmd.env("NO_COLOR", "1");
+        cmd.env_remove("LORE_KNOWLEDGE");
+        let child = pty.slave.spawn_command(cmd).expect("lore starts");
+        drop(pty.slave);
+        let mut reader = pty.master.try_clone_reader().unwrap();
+        let writer = pty.master.take_writer().unwrap();
+        let (tx, output) = mpsc::channel();
+        std::thread::spawn(move || {
+            // Keep the master alive as long as the reader runs.
+            let _master = pty.master;
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        Terminal {
+            writer,
+            output,
+            seen: String::new(),
+            child,
+        }
+    }
+
+    /// Waits until `text` has appeared since the last call, or fails after 10 s.
+    fn expect(&mut self, text: &str) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(at) = self.seen.find(text) {
+                self.seen.drain(..at + text.len());
+                return;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.output.recv_timeout(left) {
+                Ok(bytes) => self.seen.push_str(&String::from_utf8_lossy(&bytes)),
+                Err(_) => panic!(
+                    "timed out waiting for {text:?}; screen so far:\n{}",
+                    self.seen
+                ),
+            }
+        }
+    }
+
+    fn type_line(&mut self, line: &str) {
+        self.writer.write_all(line.as_bytes()).unwrap();
+        self.writer.write_all(b"\r").unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    fn exit_code(mut self) -> u32 {
+        self.child.wait().unwrap().exit_code()
+    }
+}
+
+#[test]
+fn asks_on_a_terminal_keeps_the_session_and_offers_to_resume() {
+    let home = tempfile::tempdir().unwrap();
+
+    let mut t = Terminal::start(home.path(), &["decide", "need-cupti"]);
+    t.expect("How did PyTorch get into the image that runs your code?");
+    t.expect("  1. pip install torch from PyPI (Linux x86_64 wheel)");
+    t.expect("Choose 1-3, b back, ? why, q quit: ");
+    t.type_line("?");
+    t.expect("Why it matters:");
+    t.expect("Choose 1-3, b back, ? why, q quit: ");
+    t.type_line("1");
+    t.expect("Does `import torch` already fail");
+    t.expect("Choose 1-2, b back, ? why, q quit: ");
+    t.type_line("q");
+    t.expect("Session kept; `lore decide need-cupti` offers to resume it.");
+    assert_eq!(t.exit_code(), 0);
+    assert!(home.path().join("data/sessions/need-cupti.json").is_file());
+
+    let mut t = Terminal::start(home.path(), &["decide", "need-cupti"]);
+    t.expect("You have an unfinished `need-cupti` session (1 answer). Resume it? [Y/n] ");
+    t.type_line("");
+    t.expect("Does `import torch` already fail");
+    t.type_line("1");
+    t.expect("Outcome: Put the wheel's CUPTI back");
+    t.expect("b back, t save a transcript, q quit: ");
+    t.type_line("q");
+    assert_eq!(t.exit_code(), 0);
+    assert!(
+        !home.path().join("data/sessions/need-cupti.json").exists(),
+        "a finished session is not offered again"
+    );
+}
