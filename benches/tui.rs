@@ -37,6 +37,9 @@ fn start_and_draw(sources: &SourceSet) -> Terminal<TestBackend> {
         warnings: Vec::new(),
         log_path: None,
         size: Size::new(120, 40),
+        trees: Vec::new(),
+        sessions: Vec::new(),
+        can_save: false,
     });
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
     terminal

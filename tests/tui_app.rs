@@ -1,32 +1,19 @@
 //! What the app does in answer to keys, checked on its state and the effects
 //! it asks for (no terminal): reading, links, history, copying.
 
-use std::sync::Arc;
+mod common;
 
-use lore::corpus::{Corpus, LinkTarget};
-use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+use lore::corpus::LinkTarget;
 use lore::theme::Theme;
 use lore::tui::action::Action;
-use lore::tui::app::{App, AppInit, Effect, Level, Screen};
-use lore::tui::keymap::{Key, KeyMap, Mode};
+use lore::tui::app::{App, Effect, Level, Screen};
+use lore::tui::keymap::{Key, Mode};
 use lore::tui::reader::{At, Via};
-use ratatui::layout::Size;
 
 const CUPTI: &str = "cuda/20-cupti-deep-dive-arr-coc.md";
 
 fn app() -> App {
-    App::new(AppInit {
-        corpus: Arc::new(Corpus::load(&SourceSet {
-            builtin: Some(&BUILTIN_KNOWLEDGE),
-            overlays: Vec::new(),
-        })),
-        keys: KeyMap::default(),
-        theme: Theme::plain(),
-        mouse: false,
-        warnings: Vec::new(),
-        log_path: None,
-        size: Size::new(100, 30),
-    })
+    common::shipped_app(Theme::plain(), 100, 30)
 }
 
 fn press(app: &mut App, keys: &[&str]) {
@@ -261,4 +248,117 @@ fn q_quits_from_the_reader_but_types_in_find() {
     assert_eq!(a.reader.find.input.text, "q");
     press(&mut a, &["esc", "q"]);
     assert!(a.quit);
+}
+
+#[test]
+fn a_walk_reaches_an_outcome_whose_evidence_opens_and_back_returns_to_it() {
+    let mut a = app();
+    press(&mut a, &["d"]);
+    assert_eq!(a.mode(), Mode::Trees);
+    press(&mut a, &["3"]);
+    assert_eq!(a.mode(), Mode::Walk);
+    // Arrows and Enter answer as digits do: pip, then "the import fails".
+    press(&mut a, &["enter", "down", "up", "enter"]);
+    assert_eq!(a.mode(), Mode::Outcome);
+    let walk = a.trees.walk.as_ref().unwrap();
+    assert_eq!(walk.session.current_id(), "pip-reinstall-wheel");
+
+    // Evidence is at the end of the page: scroll there and Tab to the first link.
+    press(&mut a, &["G", "tab"]);
+    let outcome_page = a.trees.walk.as_ref().unwrap().outcome.as_ref().unwrap();
+    let link = outcome_page.focused().cloned().expect("an evidence link");
+    assert_eq!(
+        link.target,
+        LinkTarget::Internal {
+            path: "cuda/20-cupti-deep-dive-arr-coc.md".into(),
+            anchor: Some("what-happens-without-it".into()),
+        }
+    );
+    press(&mut a, &["enter"]);
+    assert_eq!(a.screen, Screen::Reader);
+    assert_eq!(page(&a).doc.path, CUPTI);
+    assert_eq!(
+        page(&a).top,
+        page(&a)
+            .rendered
+            .line_for_anchor("what-happens-without-it")
+            .unwrap()
+    );
+    press(&mut a, &["backspace"]);
+    assert_eq!(a.mode(), Mode::Outcome, "back returns to the outcome");
+
+    // Backspace on the outcome takes back the last answer.
+    press(&mut a, &["backspace"]);
+    assert_eq!(a.mode(), Mode::Walk);
+    assert_eq!(
+        a.trees.walk.as_ref().unwrap().session.current_id(),
+        "pip-import"
+    );
+    assert_eq!(
+        a.trees.walk.as_ref().unwrap().option,
+        0,
+        "the cursor is on the answer given"
+    );
+}
+
+#[test]
+fn leaving_a_walk_keeps_it_and_n_starts_over() {
+    let mut a = app();
+    press(&mut a, &["d", "3", "1", "esc"]);
+    assert_eq!(a.mode(), Mode::Trees);
+    assert!(a.trees.sessions.contains_key("need-cupti"));
+    press(&mut a, &["enter"]);
+    assert_eq!(
+        a.trees.walk.as_ref().unwrap().session.path().len(),
+        1,
+        "resumed"
+    );
+    assert!(status(&a).contains("resumed"), "{}", status(&a));
+    press(&mut a, &["esc", "n"]);
+    assert!(
+        a.trees.walk.as_ref().unwrap().session.path().is_empty(),
+        "fresh"
+    );
+}
+
+#[test]
+fn the_transcript_is_copied_from_the_outcome() {
+    let mut a = app();
+    press(&mut a, &["d", "3", "1", "1"]);
+    let _ = a.take_effects();
+    press(&mut a, &["x"]);
+    let copied = copies(&mut a);
+    assert_eq!(copied.len(), 1);
+    assert!(
+        copied[0].starts_with("# Do I need CUPTI in this image?"),
+        "{}",
+        copied[0]
+    );
+    assert!(copied[0].contains("## Outcome: Put the wheel's CUPTI back"));
+    assert!(status(&a).contains("copied"), "{}", status(&a));
+}
+
+#[test]
+fn digits_out_of_range_explain_the_choices() {
+    let mut a = app();
+    press(&mut a, &["d", "3", "9"]);
+    assert_eq!(a.mode(), Mode::Walk);
+    assert_eq!(status(&a), "choose 1 to 3");
+}
+
+#[test]
+fn each_answer_saves_the_walk_and_an_outcome_forgets_it() {
+    let mut a = app();
+    a.trees.can_save = true;
+    press(&mut a, &["d", "3", "1"]);
+    let effects = a.take_effects();
+    assert!(
+        matches!(effects.as_slice(), [Effect::SaveSession(s)] if s.path().len() == 1),
+        "{effects:?}"
+    );
+    press(&mut a, &["1"]);
+    assert_eq!(
+        a.take_effects(),
+        vec![Effect::ForgetSession("need-cupti".into())]
+    );
 }

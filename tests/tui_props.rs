@@ -1,19 +1,15 @@
 //! Key and resize storms: whatever a user (or a cat on the keyboard) does, the
 //! app must not panic, and every frame must draw at every size down to 0×0.
 
-use std::sync::Arc;
+mod common;
 
 use lore::config::ThemeName;
-use lore::corpus::Corpus;
-use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
 use lore::theme::Theme;
 use lore::tui::action::Action;
-use lore::tui::app::{App, AppInit};
 use lore::tui::keymap::{Key, KeyMap, Named};
 use proptest::prelude::*;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::layout::Size;
 
 #[derive(Debug, Clone)]
 enum Input {
@@ -63,13 +59,6 @@ fn input() -> impl Strategy<Value = Input> {
     ]
 }
 
-fn shipped() -> Arc<Corpus> {
-    Arc::new(Corpus::load(&SourceSet {
-        builtin: Some(&BUILTIN_KNOWLEDGE),
-        overlays: Vec::new(),
-    }))
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 4, ..ProptestConfig::default() })]
 
@@ -77,16 +66,7 @@ proptest! {
     fn ten_thousand_keys_and_resizes_never_panic(
         inputs in proptest::collection::vec(input(), 10_000),
     ) {
-        let corpus = shipped();
-        let mut app = App::new(AppInit {
-            corpus,
-            keys: KeyMap::default(),
-            theme: Theme::for_name(ThemeName::Dark),
-            mouse: false,
-            warnings: Vec::new(),
-            log_path: None,
-            size: Size::new(80, 24),
-        });
+        let mut app = common::shipped_app(Theme::for_name(ThemeName::Dark), 80, 24);
         let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
         for input in inputs {
             match input {

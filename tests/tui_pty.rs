@@ -285,3 +285,49 @@ fn base64_of(text: &str) -> String {
     let whole = text.len() / 3 * 3;
     base64::engine::general_purpose::STANDARD.encode(&text.as_bytes()[..whole])
 }
+
+/// A decision-tree walk left half-way is saved, offered again after a
+/// restart, and reaches an outcome whose evidence opens in the reader.
+#[test]
+fn a_walk_is_saved_resumed_and_its_evidence_opens() {
+    let home = common::home();
+    let mut pty = Pty::spawn(&home, &[], 100, 30);
+    pty.wait_for("lore · Library");
+    pty.send("d");
+    pty.wait_for("Do I need CUPTI in this image?");
+    pty.send("3");
+    pty.wait_for("How did PyTorch get into the image");
+    pty.send("1");
+    pty.wait_for("Does `import torch` already fail");
+    pty.send("q");
+    assert!(pty.wait_exit().success());
+    let saved = home.path().join("data/sessions/need-cupti.json");
+    assert!(saved.exists(), "{} was not written", saved.display());
+
+    let mut pty = Pty::spawn(&home, &[], 100, 30);
+    pty.wait_for("lore · Library");
+    pty.send("d");
+    pty.wait_for("in progress: 1 answer");
+    pty.send("3");
+    pty.wait_for("resumed where you left off");
+    pty.send("1");
+    pty.wait_for("Put the wheel's CUPTI back");
+    pty.send("G\t\r");
+    pty.wait_until("the evidence in the reader", |s| {
+        s.lines()
+            .next()
+            .is_some_and(|l| l.contains("cuda/20-cupti-deep-dive-arr-coc.md"))
+    });
+    pty.wait_for("What happens without it");
+    pty.send("\x7f");
+    pty.wait_for("outcome  End");
+    pty.send("x");
+    pty.wait_for("transcript copied and saved to");
+    pty.send("q");
+    assert!(pty.wait_exit().success());
+    assert!(!saved.exists(), "an outcome forgets the saved walk");
+    let transcripts: Vec<_> = std::fs::read_dir(home.path().join("data/transcripts"))
+        .expect("a transcripts folder")
+        .collect();
+    assert_eq!(transcripts.len(), 1);
+}

@@ -1,35 +1,17 @@
 //! Screens of the TUI drawn to a `TestBackend` at 80×24 and 120×40 and
 //! compared with snapshots: what a user sees after a given sequence of keys.
 
-use std::sync::Arc;
+mod common;
 
-use lore::corpus::Corpus;
-use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
 use lore::theme::Theme;
 use lore::tui::action::Action;
-use lore::tui::app::{App, AppInit};
-use lore::tui::keymap::{Key, KeyMap};
+use lore::tui::app::App;
+use lore::tui::keymap::Key;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::layout::Size;
-
-fn shipped() -> Arc<Corpus> {
-    Arc::new(Corpus::load(&SourceSet {
-        builtin: Some(&BUILTIN_KNOWLEDGE),
-        overlays: Vec::new(),
-    }))
-}
 
 fn app(width: u16, height: u16) -> App {
-    App::new(AppInit {
-        corpus: shipped(),
-        keys: KeyMap::default(),
-        theme: Theme::plain(),
-        mouse: false,
-        warnings: Vec::new(),
-        log_path: None,
-        size: Size::new(width, height),
-    })
+    common::shipped_app(Theme::plain(), width, height)
 }
 
 /// Presses keys given as config-style names, through the key table.
@@ -119,5 +101,37 @@ fn reader_with_contents_find_and_a_focused_link() {
         type_text(&mut a, "libcupti");
         press(&mut a, &["enter", "n", "tab"]);
         insta::assert_snapshot!(format!("reader_find_{w}x{h}"), screen(&a));
+    }
+}
+
+#[test]
+fn decision_trees() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        press(&mut a, &["d"]);
+        insta::assert_snapshot!(format!("trees_{w}x{h}"), screen(&a));
+        // need-cupti is the third tree; answer "pip", then look at the next question.
+        press(&mut a, &["3", "1"]);
+        insta::assert_snapshot!(format!("walk_{w}x{h}"), screen(&a));
+        // "import torch fails" leads to an outcome.
+        press(&mut a, &["1"]);
+        insta::assert_snapshot!(format!("outcome_{w}x{h}"), screen(&a));
+    }
+}
+
+#[test]
+fn too_small() {
+    for (w, h) in [(12, 4), (1, 1), (29, 24)] {
+        let a = app(w, h);
+        insta::assert_snapshot!(format!("too_small_{w}x{h}"), screen(&a));
+    }
+}
+
+#[test]
+fn log() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        press(&mut a, &["w"]);
+        insta::assert_snapshot!(format!("log_{w}x{h}"), screen(&a));
     }
 }

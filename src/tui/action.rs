@@ -51,6 +51,8 @@ pub enum Action {
 
     // Decision trees.
     Export,
+    /// Start the tree over, forgetting the saved walk.
+    Restart,
 
     // Not from keys.
     /// The terminal's new size in columns and rows.
@@ -59,6 +61,8 @@ pub enum Action {
     Scroll(i32),
     /// Text pasted into the terminal (bracketed paste).
     Paste(String),
+    /// How a side effect went (a file saved, or not), for the status bar.
+    Report(super::app::Level, String),
     /// Syntax highlighting finished loading: render code in colour from now on.
     HighlighterReady,
 }
@@ -98,13 +102,17 @@ pub const BINDABLE: &[(&str, Action)] = &[
     ("copy_link", Action::CopyLink),
     ("companion", Action::Companion),
     ("export", Action::Export),
+    ("restart", Action::Restart),
 ];
 
 impl Action {
     /// Actions the user caused (keys, wheel, paste), as opposed to reports
     /// from workers and the terminal. A user action clears the status message.
     pub fn is_from_user(&self) -> bool {
-        !matches!(self, Action::Resize(..) | Action::HighlighterReady)
+        !matches!(
+            self,
+            Action::Resize(..) | Action::HighlighterReady | Action::Report(..)
+        )
     }
 
     /// The name of a bindable action in `config.toml`.

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use ratatui::layout::Size;
 
 use crate::corpus::Corpus;
+use crate::decide::{DecisionTree, Session};
 use crate::diagnostic::Diagnostic;
 use crate::markdown::RenderCache;
 use crate::text::sanitize;
@@ -21,22 +22,47 @@ use super::layout;
 use super::library::Library;
 use super::reader::{At, Reader, Via};
 use super::style::Chrome;
+use super::trees::Trees;
 
 /// Which screen fills the body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Screen {
     Library,
     Reader,
+    /// The list of decision trees.
+    Trees,
+    /// A decision tree's question or outcome.
+    Walk,
     Log,
 }
 
 /// Something the event loop must do for `update`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum Effect {
     /// Put text on the clipboard (OSC 52).
     Copy(String),
     /// Turn mouse capture on or off.
     Mouse(bool),
+    /// Save a decision-tree walk in progress to the data folder.
+    SaveSession(Session),
+    /// Forget the saved walk of a tree (finished, or started over).
+    ForgetSession(String),
+    /// Write a walk's transcript to the data folder and report the path.
+    SaveTranscript(Session),
+}
+
+impl PartialEq for Effect {
+    fn eq(&self, other: &Effect) -> bool {
+        let same = |a: &Session, b: &Session| a.tree().id == b.tree().id && a.path() == b.path();
+        match (self, other) {
+            (Effect::Copy(a), Effect::Copy(b)) => a == b,
+            (Effect::Mouse(a), Effect::Mouse(b)) => a == b,
+            (Effect::SaveSession(a), Effect::SaveSession(b)) => same(a, b),
+            (Effect::ForgetSession(a), Effect::ForgetSession(b)) => a == b,
+            (Effect::SaveTranscript(a), Effect::SaveTranscript(b)) => same(a, b),
+            _ => false,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +91,12 @@ pub struct AppInit {
     pub warnings: Vec<Diagnostic>,
     pub log_path: Option<PathBuf>,
     pub size: Size,
+    /// The valid decision trees.
+    pub trees: Vec<DecisionTree>,
+    /// Unfinished walks saved by an earlier run, by tree id.
+    pub sessions: Vec<Session>,
+    /// Walks and transcripts can be saved (there is a data folder).
+    pub can_save: bool,
 }
 
 #[derive(Debug)]
@@ -79,6 +111,7 @@ pub struct App {
     pub help: Option<usize>,
     pub library: Library,
     pub reader: Reader,
+    pub trees: Trees,
     pub log: LogView,
     /// Syntax highlighting has loaded: code is rendered in colour.
     pub highlighter_ready: bool,
@@ -111,6 +144,16 @@ impl App {
             help: None,
             library,
             reader: Reader::default(),
+            trees: Trees {
+                sessions: init
+                    .sessions
+                    .into_iter()
+                    .map(|s| (s.tree().id.clone(), s))
+                    .collect(),
+                list: init.trees,
+                can_save: init.can_save,
+                ..Trees::default()
+            },
             log: LogView::default(),
             highlighter_ready: false,
             renders: RenderCache::default(),
@@ -146,6 +189,17 @@ impl App {
             Screen::Reader if self.reader.picker.is_some() => Mode::Picker,
             Screen::Reader if self.reader.toc.is_some() => Mode::Toc,
             Screen::Reader => Mode::Reader,
+            Screen::Trees => Mode::Trees,
+            Screen::Walk
+                if self
+                    .trees
+                    .walk
+                    .as_ref()
+                    .is_some_and(|w| w.outcome.is_some()) =>
+            {
+                Mode::Outcome
+            }
+            Screen::Walk => Mode::Walk,
             Screen::Log => Mode::Log,
         }
     }
@@ -203,7 +257,12 @@ impl App {
                 if self.theme.has_color() && !self.highlighter_ready {
                     self.highlighter_ready = true;
                     self.rerender_reader();
+                    self.refresh_outcome();
                 }
+                return;
+            }
+            Action::Report(level, text) => {
+                self.set_status(level, text);
                 return;
             }
             _ => {}
@@ -231,11 +290,17 @@ impl App {
                 self.screen = Screen::Library;
                 return;
             }
+            Action::Trees => {
+                self.open_trees();
+                return;
+            }
             _ => {}
         }
         match self.screen {
             Screen::Library => self.update_library(action),
             Screen::Reader => self.update_reader(action),
+            Screen::Trees => self.update_trees(action),
+            Screen::Walk => self.update_walk(action),
             Screen::Log => self.update_log(action),
         }
     }
@@ -247,6 +312,7 @@ impl App {
         let max = self.log_line_count().saturating_sub(1);
         self.log.scroll = self.log.scroll.min(max);
         self.rerender_reader();
+        self.refresh_outcome();
     }
 
     /// Handles an action while help is open; false if help should close and

@@ -110,3 +110,53 @@ pub fn reader(body: Rect, toc_open: bool) -> ReaderLayout {
         toc: Some(toc),
     }
 }
+
+/// The text of a decision tree's outcome page (inside a one-column margin).
+pub fn outcome(body: Rect) -> Rect {
+    Rect::new(
+        body.x + 1,
+        body.y,
+        body.width.saturating_sub(2),
+        body.height,
+    )
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WalkLayout {
+    /// Breadcrumbs: the answers so far.
+    pub crumbs: Rect,
+    /// The question and its numbered options.
+    pub question: Rect,
+    /// Why the answer matters and how to find out.
+    pub why: Rect,
+}
+
+/// A question: side by side on a wide terminal, stacked on a narrow one.
+pub fn walk(body: Rect) -> WalkLayout {
+    let crumbs = Rect::new(
+        body.x + 1,
+        body.y,
+        body.width.saturating_sub(2),
+        1.min(body.height),
+    );
+    let rest = Rect::new(
+        body.x,
+        body.y + crumbs.height,
+        body.width,
+        body.height.saturating_sub(crumbs.height),
+    );
+    if rest.width >= 100 {
+        let left = rest.width * 11 / 20;
+        return WalkLayout {
+            crumbs,
+            question: Rect::new(rest.x + 1, rest.y, left.saturating_sub(2), rest.height),
+            why: Rect::new(rest.x + left, rest.y, rest.width - left, rest.height),
+        };
+    }
+    let top = rest.height / 2;
+    WalkLayout {
+        crumbs,
+        question: Rect::new(rest.x + 1, rest.y, rest.width.saturating_sub(2), top),
+        why: Rect::new(rest.x, rest.y + top, rest.width, rest.height - top),
+    }
+}

@@ -22,6 +22,7 @@ pub mod page;
 pub mod reader;
 pub mod style;
 pub mod terminal;
+pub mod trees;
 pub mod views;
 pub mod widgets;
 
@@ -36,12 +37,13 @@ use ratatui::layout::Size;
 
 use crate::config::Settings;
 use crate::corpus::Corpus;
+use crate::decide::{self, SessionStore};
 use crate::diagnostic::Diagnostic;
 use crate::markdown::Highlighter;
 use crate::theme::{Theme, terminal_has_truecolor};
 
 use action::Action;
-use app::{App, AppInit, Effect};
+use app::{App, AppInit, Effect, Level};
 use keymap::{Key, KeyMap};
 
 #[derive(Debug, thiserror::Error)]
@@ -69,11 +71,11 @@ pub fn run(settings: &Settings) -> Result<(), TuiError> {
     if !io::stdout().is_terminal() {
         return Err(TuiError::NotATerminal);
     }
-    let (app, _services) = prepare(settings)?;
+    let (app, services) = prepare(settings)?;
     let log_path = app.log_path.clone();
     terminal::install_panic_hook(log_path);
     let mut tui = terminal::enter()?;
-    let result = event_loop(&mut tui, app);
+    let result = event_loop(&mut tui, app, &services);
     terminal::restore();
     let _ = std::panic::take_hook();
     log::info!("lore stopped");
@@ -82,7 +84,9 @@ pub fn run(settings: &Settings) -> Result<(), TuiError> {
 }
 
 /// What the event loop needs besides the app.
-struct Services;
+struct Services {
+    store: Option<SessionStore>,
+}
 
 /// The part of start-up that may fail or print, done before raw mode.
 fn prepare(settings: &Settings) -> Result<(App, Services), TuiError> {
@@ -111,6 +115,35 @@ fn prepare(settings: &Settings) -> Result<(App, Services), TuiError> {
             .into_iter()
             .map(|w| Diagnostic::warning(&config_name, None, w.to_string())),
     );
+    let loaded = decide::load(&settings.trees, &corpus);
+    warnings.extend(loaded.diagnostics);
+    let store = SessionStore::from_paths(&settings.paths);
+    let mut sessions = Vec::new();
+    if let Some(store) = &store {
+        for tree in &loaded.trees {
+            match store.resume(tree) {
+                Ok(Some(resumed)) if !resumed.session.path().is_empty() => {
+                    if resumed.dropped > 0 {
+                        warnings.push(Diagnostic::warning(
+                            store.sessions_dir().display().to_string(),
+                            None,
+                            format!(
+                                "saved `{}` walk: {} answer(s) no longer fit the tree and were dropped",
+                                tree.id, resumed.dropped
+                            ),
+                        ));
+                    }
+                    sessions.push(resumed.session);
+                }
+                Ok(_) => {}
+                Err(err) => warnings.push(Diagnostic::warning(
+                    store.sessions_dir().display().to_string(),
+                    None,
+                    format!("saved walk ignored: {err}"),
+                )),
+            }
+        }
+    }
     for w in &warnings {
         log::warn!("{w}");
     }
@@ -128,8 +161,11 @@ fn prepare(settings: &Settings) -> Result<(App, Services), TuiError> {
         warnings,
         log_path,
         size: Size::new(width, height),
+        trees: loaded.trees,
+        sessions,
+        can_save: store.is_some(),
     });
-    Ok((app, Services))
+    Ok((app, Services { store }))
 }
 
 fn spawn_input(events: Sender<Event>) {
@@ -192,7 +228,7 @@ fn spawn_highlighter(events: Sender<Event>, corpus: Arc<Corpus>, theme: Theme) {
     }
 }
 
-fn event_loop(tui: &mut terminal::Tui, mut app: App) -> Result<(), TuiError> {
+fn event_loop(tui: &mut terminal::Tui, mut app: App, services: &Services) -> Result<(), TuiError> {
     let (tx, rx): (Sender<Event>, Receiver<Event>) = mpsc::channel();
     spawn_input(tx.clone());
     if app.theme.has_color() {
@@ -200,6 +236,8 @@ fn event_loop(tui: &mut terminal::Tui, mut app: App) -> Result<(), TuiError> {
     }
     let inside_tmux = std::env::var_os("TMUX").is_some_and(|v| !v.is_empty());
     loop {
+        // Effects first: their reports change what the frame shows.
+        carry_out(tui, &mut app, services, inside_tmux)?;
         tui.draw(|frame| views::draw(frame, &app))?;
         // Fault injection for the test that the panic hook restores the
         // terminal; debug builds only, so a release binary has no such switch.
@@ -207,7 +245,6 @@ fn event_loop(tui: &mut terminal::Tui, mut app: App) -> Result<(), TuiError> {
         if std::env::var_os("LORE_TEST_PANIC").is_some() {
             panic!("LORE_TEST_PANIC is set");
         }
-        carry_out(tui, &mut app, inside_tmux)?;
         if app.quit {
             return Ok(());
         }
@@ -255,8 +292,15 @@ fn translate(app: &App, event: TermEvent) -> Option<Action> {
     }
 }
 
-/// Does what `update` asked for.
-fn carry_out(tui: &mut terminal::Tui, app: &mut App, inside_tmux: bool) -> io::Result<()> {
+/// Does what `update` asked for, and reports back through `update`.
+fn carry_out(
+    tui: &mut terminal::Tui,
+    app: &mut App,
+    services: &Services,
+    inside_tmux: bool,
+) -> io::Result<()> {
+    // Reports are applied after the loop: applying one may queue more effects.
+    let mut reports = Vec::new();
     for effect in app.take_effects() {
         match effect {
             Effect::Copy(text) => match clipboard::osc52(&text, inside_tmux) {
@@ -265,10 +309,40 @@ fn carry_out(tui: &mut terminal::Tui, app: &mut App, inside_tmux: bool) -> io::R
                     out.write_all(sequence.as_bytes())?;
                     out.flush()?;
                 }
-                Err(message) => app.set_status(app::Level::Error, format!("not copied: {message}")),
+                Err(message) => reports.push((Level::Error, format!("not copied: {message}"))),
             },
             Effect::Mouse(on) => terminal::set_mouse(on)?,
+            Effect::SaveSession(session) => {
+                if let Some(store) = &services.store
+                    && let Err(err) = store.save(&session)
+                {
+                    reports.push((Level::Warning, format!("walk not saved: {err}")));
+                }
+            }
+            Effect::ForgetSession(tree) => {
+                if let Some(store) = &services.store
+                    && let Err(err) = store.remove(&tree)
+                {
+                    reports.push((Level::Warning, format!("saved walk not removed: {err}")));
+                }
+            }
+            Effect::SaveTranscript(session) => match &services.store {
+                Some(store) => match store.write_transcript(&session, &decide::today()) {
+                    Ok(path) => reports.push((
+                        Level::Ok,
+                        format!("transcript copied and saved to {}", path.display()),
+                    )),
+                    Err(err) => reports.push((
+                        Level::Error,
+                        format!("transcript copied but not saved: {err}"),
+                    )),
+                },
+                None => {}
+            },
         }
+    }
+    for (level, text) in reports {
+        app.update(Action::Report(level, text));
     }
     Ok(())
 }

@@ -41,3 +41,39 @@ pub fn check_dir(dir: &std::path::Path) -> (i32, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
     )
 }
+
+/// The TUI's app on the shipped knowledge and trees, as `lore` would start it
+/// (no config, no saved walks, nowhere to save), for state and screen tests.
+pub fn shipped_app(theme: lore::theme::Theme, width: u16, height: u16) -> lore::tui::app::App {
+    use std::sync::Arc;
+
+    use lore::sources::{BUILTIN_KNOWLEDGE, BUILTIN_TREES, SourceSet};
+    let corpus = lore::corpus::Corpus::load(&SourceSet {
+        builtin: Some(&BUILTIN_KNOWLEDGE),
+        overlays: Vec::new(),
+    });
+    let trees = lore::decide::load(
+        &SourceSet {
+            builtin: Some(&BUILTIN_TREES),
+            overlays: Vec::new(),
+        },
+        &corpus,
+    );
+    assert!(
+        trees.diagnostics.iter().all(|d| !d.is_error()),
+        "{:?}",
+        trees.diagnostics
+    );
+    lore::tui::app::App::new(lore::tui::app::AppInit {
+        corpus: Arc::new(corpus),
+        keys: lore::tui::keymap::KeyMap::default(),
+        theme,
+        mouse: false,
+        warnings: Vec::new(),
+        log_path: None,
+        size: ratatui::layout::Size::new(width, height),
+        trees: trees.trees,
+        sessions: Vec::new(),
+        can_save: false,
+    })
+}

@@ -8,6 +8,7 @@ pub mod help;
 pub mod library;
 pub mod log;
 pub mod reader;
+pub mod trees;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -33,6 +34,8 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
     match app.screen {
         Screen::Library => library::draw(frame, app, bands.body),
         Screen::Reader => reader::draw(frame, app, bands.body),
+        Screen::Trees => trees::draw_list(frame, app, bands.body),
+        Screen::Walk => trees::draw_walk(frame, app, bands.body),
         Screen::Log => log::draw(frame, app, bands.body),
     }
     footer(frame, app, bands.footer);
@@ -87,6 +90,24 @@ fn header(frame: &mut Frame<'_>, app: &App, area: Rect) {
                 ("Reader", sanitize(&page.doc.title))
             }
             None => ("Reader", String::new()),
+        },
+        Screen::Trees => ("Decision trees", format!("{} loaded", app.trees.list.len())),
+        Screen::Walk => match &app.trees.walk {
+            Some(walk) => {
+                if walk.outcome.is_some()
+                    && let Some(page) = &walk.outcome
+                {
+                    let height = layout::outcome(layout::body(app.size)).height as usize;
+                    right = format!("outcome  {} ", reader::position(page, height));
+                } else {
+                    right = format!("question {} ", walk.session.path().len() + 1);
+                }
+                (
+                    "Decision tree",
+                    crate::text::one_line(&walk.session.tree().title),
+                )
+            }
+            None => ("Decision tree", String::new()),
         },
         Screen::Log => ("Log", format!("{} warnings", app.warnings.len())),
     };
