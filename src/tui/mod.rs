@@ -326,19 +326,20 @@ fn carry_out(
                     reports.push((Level::Warning, format!("saved walk not removed: {err}")));
                 }
             }
-            Effect::SaveTranscript(session) => match &services.store {
-                Some(store) => match store.write_transcript(&session, &decide::today()) {
-                    Ok(path) => reports.push((
-                        Level::Ok,
-                        format!("transcript copied and saved to {}", path.display()),
-                    )),
-                    Err(err) => reports.push((
-                        Level::Error,
-                        format!("transcript copied but not saved: {err}"),
-                    )),
-                },
-                None => {}
-            },
+            Effect::SaveTranscript(session) => {
+                if let Some(store) = &services.store {
+                    reports.push(match store.write_transcript(&session, &decide::today()) {
+                        Ok(path) => (
+                            Level::Ok,
+                            format!("transcript copied and saved to {}", path.display()),
+                        ),
+                        Err(err) => (
+                            Level::Error,
+                            format!("transcript copied but not saved: {err}"),
+                        ),
+                    });
+                }
+            }
         }
     }
     for (level, text) in reports {
