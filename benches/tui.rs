@@ -1,7 +1,7 @@
-//! TUI speed. Start-up: load the shipped corpus, build the key table and the
-//! app, draw the first frame to a `TestBackend` (goal: ≤ 50 ms; the search
-//! index opens on a worker and is not waited for, but its warm open is
-//! measured too).
+//! TUI speed. Start-up: load the shipped corpus and decision trees, build the
+//! key table and the app, draw the first frame to a `TestBackend` (goal:
+//! ≤ 50 ms; the search index opens on a worker and is not waited for, but its
+//! warm open is measured too).
 //!
 //! Run: `cargo bench --bench tui`
 
@@ -11,7 +11,7 @@ use std::sync::Arc;
 use criterion::{Criterion, criterion_group, criterion_main};
 use lore::config::ThemeName;
 use lore::corpus::Corpus;
-use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+use lore::sources::{BUILTIN_KNOWLEDGE, BUILTIN_TREES, SourceSet};
 use lore::theme::Theme;
 use lore::tui::app::{App, AppInit};
 use lore::tui::keymap::KeyMap;
@@ -26,8 +26,10 @@ fn shipped() -> SourceSet {
     }
 }
 
-fn start_and_draw(sources: &SourceSet) -> Terminal<TestBackend> {
-    let corpus = Arc::new(Corpus::load(sources));
+fn start_and_draw(sources: &SourceSet, tree_sources: &SourceSet) -> Terminal<TestBackend> {
+    let corpus = Corpus::load(sources);
+    let trees = lore::decide::load(tree_sources, &corpus);
+    let corpus = Arc::new(corpus);
     let (keys, _) = KeyMap::with_overrides(&toml::Table::new());
     let app = App::new(AppInit {
         corpus,
@@ -37,7 +39,7 @@ fn start_and_draw(sources: &SourceSet) -> Terminal<TestBackend> {
         warnings: Vec::new(),
         log_path: None,
         size: Size::new(120, 40),
-        trees: Vec::new(),
+        trees: trees.trees,
         sessions: Vec::new(),
         can_save: false,
     });

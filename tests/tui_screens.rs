@@ -135,3 +135,32 @@ fn log() {
         insta::assert_snapshot!(format!("log_{w}x{h}"), screen(&a));
     }
 }
+
+/// NO_COLOR (the plain theme) draws with emphasis only: not one cell of any
+/// screen has a colour.
+#[test]
+fn no_color_means_no_colour_anywhere() {
+    let mut a = app(100, 30);
+    let mut screens = Vec::new();
+    let mut draw = |a: &App| {
+        let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+        terminal
+            .draw(|frame| lore::tui::views::draw(frame, a))
+            .unwrap();
+        terminal.backend().buffer().clone()
+    };
+    screens.push(draw(&a));
+    press(&mut a, &["enter", "t"]);
+    screens.push(draw(&a));
+    press(&mut a, &["d", "3", "1", "1"]);
+    screens.push(draw(&a));
+    press(&mut a, &["?"]);
+    screens.push(draw(&a));
+    use ratatui::style::Color;
+    for buffer in screens {
+        for cell in buffer.content() {
+            assert_eq!(cell.fg, Color::Reset, "{cell:?}");
+            assert_eq!(cell.bg, Color::Reset, "{cell:?}");
+        }
+    }
+}
