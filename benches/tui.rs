@@ -52,9 +52,13 @@ fn start_and_draw(sources: &SourceSet, tree_sources: &SourceSet) -> Terminal<Tes
 
 fn benches(c: &mut Criterion) {
     let sources = shipped();
+    let trees = SourceSet {
+        builtin: Some(&BUILTIN_TREES),
+        overlays: Vec::new(),
+    };
     c.bench_function(
-        "startup: load corpus, build app, first frame (120x40)",
-        |b| b.iter(|| black_box(start_and_draw(&sources))),
+        "startup: load corpus and trees, build app, first frame (120x40)",
+        |b| b.iter(|| black_box(start_and_draw(&sources, &trees))),
     );
 }
 

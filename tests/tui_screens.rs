@@ -142,7 +142,7 @@ fn log() {
 fn no_color_means_no_colour_anywhere() {
     let mut a = app(100, 30);
     let mut screens = Vec::new();
-    let mut draw = |a: &App| {
+    let draw = |a: &App| {
         let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
         terminal
             .draw(|frame| lore::tui::views::draw(frame, a))
