@@ -22,5 +22,6 @@ pub mod commands;
 pub mod config;
 pub mod corpus;
 pub mod diagnostic;
+pub mod search;
 pub mod sources;
 pub mod text;

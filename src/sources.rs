@@ -127,10 +127,77 @@ impl SourceSet {
         }
         for root in &self.overlays {
             let mut seen = HashSet::new();
-            collect_dir(root, root, extension, &mut seen, &mut files, &mut warnings);
+            let mut read =
+                |rel: String, path: &Path, meta: &fs::Metadata, warnings: &mut Vec<Diagnostic>| {
+                    if let Some(file) = read_overlay_file(root, rel, path, meta, warnings) {
+                        files.insert(file.rel.clone(), file);
+                    }
+                };
+            walk_dir(root, root, extension, &mut seen, &mut warnings, &mut read);
         }
         (files.into_values().collect(), warnings)
     }
+
+    /// The files `collect` would read, found without reading them: relative
+    /// path, origin and, for overlay files, size and modification time; for
+    /// built-in files, their embedded text. Sorted by path, shadowing applied.
+    /// It walks the folders exactly as `collect` does (same hidden-file,
+    /// extension and symlink rules), so a cache keyed on it stays in step with
+    /// what `collect` loads. Overlay files `collect` would skip (too big, not
+    /// UTF-8) are still listed: only reading them could tell.
+    pub fn scan(&self, extension: &str) -> Vec<ScannedFile> {
+        let mut files: BTreeMap<String, ScannedFile> = BTreeMap::new();
+        let mut warnings = Vec::new();
+        if let Some(dir) = self.builtin {
+            let mut builtin = BTreeMap::new();
+            collect_embedded(dir, extension, &mut builtin, &mut warnings);
+            for (rel, file) in builtin {
+                files.insert(
+                    rel.clone(),
+                    ScannedFile {
+                        rel,
+                        origin: Origin::Builtin,
+                        stamp: None,
+                        text: Some(file.text),
+                    },
+                );
+            }
+        }
+        for root in &self.overlays {
+            let mut seen = HashSet::new();
+            let mut record =
+                |rel: String, path: &Path, meta: &fs::Metadata, _: &mut Vec<Diagnostic>| {
+                    files.insert(
+                        rel.clone(),
+                        ScannedFile {
+                            rel,
+                            origin: Origin::Overlay {
+                                root: root.clone(),
+                                file: path.to_path_buf(),
+                            },
+                            stamp: Some(Stamp {
+                                size: meta.len(),
+                                modified: meta.modified().ok(),
+                            }),
+                            text: None,
+                        },
+                    );
+                };
+            walk_dir(root, root, extension, &mut seen, &mut warnings, &mut record);
+        }
+        files.into_values().collect()
+    }
+}
+
+/// One file found by `SourceSet::scan`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScannedFile {
+    pub rel: String,
+    pub origin: Origin,
+    /// Size and modification time, for overlay files.
+    pub stamp: Option<Stamp>,
+    /// The text, for built-in files (it is in the binary, so reading is free).
+    pub text: Option<String>,
 }
 
 fn has_extension(name: &str, extension: &str) -> bool {
@@ -174,13 +241,19 @@ fn is_hidden(rel: &str) -> bool {
     rel.split('/').any(|part| part.starts_with('.'))
 }
 
-fn collect_dir(
+/// What to do with one candidate file: its id, path and (symlink-followed)
+/// metadata, and where to put warnings.
+type Visit<'a> = dyn FnMut(String, &Path, &fs::Metadata, &mut Vec<Diagnostic>) + 'a;
+
+/// Walks an overlay folder in name order and calls `visit` for every
+/// non-hidden file ending in `.{extension}`.
+fn walk_dir(
     root: &Path,
     dir: &Path,
     extension: &str,
     seen: &mut HashSet<PathBuf>,
-    files: &mut BTreeMap<String, SourceFile>,
     warnings: &mut Vec<Diagnostic>,
+    visit: &mut Visit<'_>,
 ) {
     // Canonical paths of folders already walked: a symlink back up the tree is
     // reported once instead of recursing forever.
@@ -213,8 +286,13 @@ fn collect_dir(
             continue;
         }
         let path = entry.path();
-        // fs::metadata follows symlinks, so linked files and folders count.
-        let meta = match fs::metadata(&path) {
+        // Symlinked files and folders count, so follow links; for anything
+        // else the entry's own metadata is the same and cheaper to get.
+        let meta = match entry.file_type() {
+            Ok(kind) if !kind.is_symlink() => entry.metadata(),
+            _ => fs::metadata(&path),
+        };
+        let meta = match meta {
             Ok(meta) => meta,
             Err(err) => {
                 warnings.push(Diagnostic::warning(
@@ -226,54 +304,60 @@ fn collect_dir(
             }
         };
         if meta.is_dir() {
-            collect_dir(root, &path, extension, seen, files, warnings);
+            walk_dir(root, &path, extension, seen, warnings, visit);
             continue;
         }
         if !meta.is_file() || !has_extension(&name, extension) {
             continue;
         }
-        let rel = relative_id(root, &path);
-        if meta.len() > MAX_FILE_BYTES {
+        visit(relative_id(root, &path), &path, &meta, warnings);
+    }
+}
+
+/// Reads one overlay file, or reports why it cannot be used.
+fn read_overlay_file(
+    root: &Path,
+    rel: String,
+    path: &Path,
+    meta: &fs::Metadata,
+    warnings: &mut Vec<Diagnostic>,
+) -> Option<SourceFile> {
+    if meta.len() > MAX_FILE_BYTES {
+        warnings.push(Diagnostic::warning(
+            rel,
+            None,
+            format!(
+                "file is {} bytes, over the {} MiB limit, skipped",
+                meta.len(),
+                MAX_FILE_BYTES / 1024 / 1024
+            ),
+        ));
+        return None;
+    }
+    let bytes = match fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(err) => {
             warnings.push(Diagnostic::warning(
                 rel,
                 None,
-                format!(
-                    "file is {} bytes, over the {} MiB limit, skipped",
-                    meta.len(),
-                    MAX_FILE_BYTES / 1024 / 1024
-                ),
+                format!("cannot read, skipped: {err}"),
             ));
-            continue;
+            return None;
         }
-        let bytes = match fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(err) => {
-                warnings.push(Diagnostic::warning(
-                    rel,
-                    None,
-                    format!("cannot read, skipped: {err}"),
-                ));
-                continue;
-            }
-        };
-        if let Some(text) = decode(&rel, &bytes, warnings) {
-            files.insert(
-                rel.clone(),
-                SourceFile {
-                    rel,
-                    origin: Origin::Overlay {
-                        root: root.to_path_buf(),
-                        file: path.clone(),
-                    },
-                    text,
-                    stamp: Some(Stamp {
-                        size: meta.len(),
-                        modified: meta.modified().ok(),
-                    }),
-                },
-            );
-        }
-    }
+    };
+    let text = decode(&rel, &bytes, warnings)?;
+    Some(SourceFile {
+        rel,
+        origin: Origin::Overlay {
+            root: root.to_path_buf(),
+            file: path.to_path_buf(),
+        },
+        text,
+        stamp: Some(Stamp {
+            size: meta.len(),
+            modified: meta.modified().ok(),
+        }),
+    })
 }
 
 fn relative_id(root: &Path, path: &Path) -> String {

@@ -1,0 +1,605 @@
+//! Full-text search over the knowledge: which section explains this error
+//! line or these three words. A tantivy index holds one document per section
+//! (see `schema`), with lore's own tokenizer so identifiers match whole and in
+//! parts (`tokenizer`). The index is cached on disk per set of knowledge
+//! sources and rebuilt when any file changes (`cache`); queries are parsed
+//! forgivingly (`query`) and each hit carries a one-line snippet (`snippet`).
+//!
+//! The TUI calls [`SearchIndex::query`] on every keystroke from a worker
+//! thread, so an open index is `Send + Sync` and a query never reopens or
+//! rereads anything. This layer reads the corpus and never prints.
+
+mod cache;
+pub mod query;
+pub mod schema;
+pub mod snippet;
+pub mod synthetic;
+pub mod tokenizer;
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use tantivy::collector::TopDocs;
+use tantivy::query::{
+    BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, FuzzyTermQuery, Occur,
+    PhraseQuery, Query, TermQuery, TermSetQuery,
+};
+use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term};
+
+use crate::corpus::{Corpus, Kind};
+use crate::diagnostic::Diagnostic;
+use crate::sources::SourceSet;
+use query::{ParsedQuery, QueryTerm};
+use schema::{Fields, SEARCHED};
+use tokenizer::{LoreTokenizer, TOKENIZER_NAME};
+
+/// One section that matches a query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    /// The document id, relative to its knowledge root.
+    pub path: String,
+    /// The section's heading anchor (empty for text before the first heading).
+    pub anchor: String,
+    /// 1-based line of the section's heading in the file.
+    pub line: usize,
+    /// The document's title.
+    pub title: String,
+    /// `Title › Section › Sub`.
+    pub heading: String,
+    pub kind: Kind,
+    pub score: f32,
+    /// One line of the section, sanitized: no control characters.
+    pub snippet: String,
+    /// Byte ranges of matched terms within `snippet`.
+    pub highlights: Vec<Range<usize>>,
+}
+
+/// What opening (and maybe building) an index did.
+#[derive(Debug, Clone, Default)]
+pub struct IndexReport {
+    /// Knowledge files indexed.
+    pub documents: usize,
+    /// Sections indexed (search documents).
+    pub sections: usize,
+    /// Bytes of knowledge text indexed.
+    pub bytes: u64,
+    /// Time spent building, when the index was (re)built.
+    pub build_time: Option<Duration>,
+    /// True when the index was built now rather than read from the cache.
+    pub rebuilt: bool,
+    /// Where the index lives on disk; `None` for an in-memory index.
+    pub location: Option<PathBuf>,
+    /// Problems worth telling the user (an unusable cache folder).
+    pub warnings: Vec<Diagnostic>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("search index: {0}")]
+    Index(#[from] tantivy::TantivyError),
+}
+
+/// Building progress: knowledge files done out of the total.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    pub done: usize,
+    pub total: usize,
+}
+
+/// How to open an index.
+#[derive(Default)]
+pub struct OpenOptions<'a> {
+    /// Build even if the cache is fresh.
+    pub rebuild: bool,
+    /// Called while building, once per knowledge file.
+    pub progress: Option<&'a mut dyn FnMut(Progress)>,
+}
+
+/// An open, queryable index.
+pub struct SearchIndex {
+    reader: IndexReader,
+    fields: Fields,
+}
+
+/// Field boosts: a word in a heading says more than one in the prose.
+const HEADING_BOOST: f32 = 3.0;
+const TITLE_BOOST: f32 = 1.5;
+const TRAIL_BOOST: f32 = 1.5;
+const CODE_BOOST: f32 = 1.2;
+const BODY_BOOST: f32 = 1.0;
+/// How much the other fields add to the best field's score for a term.
+const TIE_BREAKER: f32 = 0.2;
+/// A quoted phrase that matches is worth this much more than its words.
+const PHRASE_BOOST: f32 = 2.0;
+/// Prefix expansions of the word being typed count less than exact words.
+const PREFIX_WEIGHT: f32 = 0.7;
+/// At most this many expansions of a prefix, the most common first.
+const MAX_PREFIX_TERMS: usize = 16;
+/// Fuzzy matches count less than exact ones.
+const FUZZY_WEIGHT: f32 = 0.8;
+/// A query uses at most this many terms (the most telling ones): a pasted
+/// log of thousands of words must not become a query of thousands of terms.
+pub const MAX_TERMS: usize = 32;
+/// Snippets are at most this many characters wide.
+pub const SNIPPET_CHARS: usize = 160;
+
+impl SearchIndex {
+    /// Builds an index of `corpus` in memory, with no cache.
+    pub fn build_in_memory(corpus: &Corpus) -> Result<(SearchIndex, IndexReport), SearchError> {
+        Self::build_in_memory_with(corpus, None)
+    }
+
+    fn build_in_memory_with<'p>(
+        corpus: &Corpus,
+        progress: Option<&mut (dyn FnMut(Progress) + 'p)>,
+    ) -> Result<(SearchIndex, IndexReport), SearchError> {
+        let started = Instant::now();
+        let (schema, fields) = schema::build_schema();
+        let index = Index::create_in_ram(schema);
+        register_tokenizer(&index);
+        let stats = build(&index, &fields, corpus, progress)?;
+        let search = SearchIndex::from_index(index, fields)?;
+        Ok((
+            search,
+            IndexReport {
+                documents: stats.documents,
+                sections: stats.sections,
+                bytes: stats.bytes,
+                build_time: Some(started.elapsed()),
+                rebuilt: true,
+                location: None,
+                warnings: Vec::new(),
+            },
+        ))
+    }
+
+    /// Opens the cached index of exactly this corpus under `cache_dir`,
+    /// building it if it is missing, stale or damaged. A cache folder that
+    /// cannot be written gives an in-memory index and one warning. Without a
+    /// `cache_dir` the index is built in memory.
+    pub fn open(
+        corpus: &Corpus,
+        cache_dir: Option<&Path>,
+    ) -> Result<(SearchIndex, IndexReport), SearchError> {
+        Self::open_with(corpus, cache_dir, OpenOptions::default())
+    }
+
+    /// [`open`](Self::open) with options (force a rebuild, report progress).
+    pub fn open_with(
+        corpus: &Corpus,
+        cache_dir: Option<&Path>,
+        options: OpenOptions<'_>,
+    ) -> Result<(SearchIndex, IndexReport), SearchError> {
+        cache::open(cache::Source::Corpus(corpus), cache_dir, options)
+    }
+
+    /// Like [`open_with`](Self::open_with), but starting from the sources:
+    /// when the cache is fresh, nothing is read or parsed beyond a stat of
+    /// each overlay file, which is what makes `lore search` fast. The corpus
+    /// is loaded only when the index must be built.
+    pub fn open_sources(
+        sources: &SourceSet,
+        cache_dir: Option<&Path>,
+        options: OpenOptions<'_>,
+    ) -> Result<(SearchIndex, IndexReport), SearchError> {
+        cache::open(cache::Source::Sources(sources), cache_dir, options)
+    }
+
+    fn from_index(index: Index, fields: Fields) -> Result<SearchIndex, SearchError> {
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        Ok(SearchIndex { reader, fields })
+    }
+
+    /// Number of sections in the index.
+    pub fn sections(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+
+    /// The best `limit` sections for `q`, best first. Never fails: a query
+    /// that cannot be understood is searched as plain words, and an index
+    /// that cannot be read gives no hits (and a log line).
+    pub fn query(&self, q: &str, limit: usize) -> Vec<Hit> {
+        if limit == 0 {
+            return Vec::new();
+        }
+        let parsed = query::parse(q);
+        if parsed.is_empty() {
+            return Vec::new();
+        }
+        match self.search(&parsed, limit) {
+            Ok(hits) => hits,
+            Err(err) => {
+                log::warn!("search for {q:?} failed: {err}");
+                Vec::new()
+            }
+        }
+    }
+
+    fn search(&self, parsed: &ParsedQuery, limit: usize) -> tantivy::Result<Vec<Hit>> {
+        let searcher = self.reader.searcher();
+        let filter = match self.filter(&searcher, parsed)? {
+            Filter::Nothing => return Ok(Vec::new()),
+            Filter::Clauses(clauses) => clauses,
+        };
+        let mut terms = self.telling_terms(&searcher, &parsed.terms)?;
+        if let Some(prefix) = &parsed.prefix {
+            for expansion in self.prefix_terms(&searcher, prefix)? {
+                if !terms.iter().any(|t| t.text == expansion.text) {
+                    terms.push(expansion);
+                }
+            }
+        }
+        let strict = !parsed.phrases.is_empty();
+        let mut found = self.run(&searcher, &terms, &parsed.phrases, strict, &filter, limit)?;
+        if found.is_empty() && strict {
+            found = self.run(&searcher, &terms, &parsed.phrases, false, &filter, limit)?;
+        }
+        if found.is_empty() && !parsed.terms.is_empty() {
+            terms = self.fuzzy_terms(&searcher, &parsed.terms)?;
+            if !terms.is_empty() {
+                found = self.run(&searcher, &terms, &[], false, &filter, limit)?;
+            }
+        }
+        let mut weights: HashMap<String, f32> = HashMap::new();
+        for t in &terms {
+            weights.insert(t.text.clone(), t.weight);
+        }
+        for phrase in &parsed.phrases {
+            for word in phrase {
+                weights.entry(word.clone()).or_insert(1.0);
+            }
+        }
+        let matcher = snippet::Matcher {
+            terms: &weights,
+            prefix: parsed.prefix.as_deref(),
+        };
+        found
+            .into_iter()
+            .map(|(score, address)| self.hit(&searcher, address, score, &matcher))
+            .collect()
+    }
+
+    /// The query's terms that occur in the index, weighted by how rare they
+    /// are, at most `MAX_TERMS` of them.
+    fn telling_terms(
+        &self,
+        searcher: &Searcher,
+        terms: &[QueryTerm],
+    ) -> tantivy::Result<Vec<QueryTerm>> {
+        let total = searcher.num_docs().max(1) as f32;
+        let mut scored: Vec<(f32, QueryTerm)> = Vec::new();
+        for term in terms {
+            let mut df = 0;
+            for field in self.fields.searched() {
+                df = df.max(searcher.doc_freq(&Term::from_field_text(field, &term.text))?);
+            }
+            if df == 0 {
+                continue;
+            }
+            let idf = (1.0 + (total - df as f32 + 0.5) / (df as f32 + 0.5)).ln();
+            scored.push((idf * term.weight, term.clone()));
+        }
+        if scored.len() > MAX_TERMS {
+            scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+            scored.truncate(MAX_TERMS);
+        }
+        Ok(scored.into_iter().map(|(_, t)| t).collect())
+    }
+
+    /// Terms of the index starting with `prefix`, the most common first.
+    fn prefix_terms(&self, searcher: &Searcher, prefix: &str) -> tantivy::Result<Vec<QueryTerm>> {
+        let mut counts: HashMap<String, u64> = HashMap::new();
+        let upper = prefix_upper_bound(prefix);
+        for segment in searcher.segment_readers() {
+            for field in self.fields.searched() {
+                let inverted = segment.inverted_index(field)?;
+                let mut range = inverted.terms().range().ge(prefix.as_bytes());
+                if let Some(upper) = &upper {
+                    range = range.lt(upper);
+                }
+                let mut stream = range.into_stream()?;
+                let mut scanned = 0;
+                while stream.advance() && scanned < 5_000 {
+                    scanned += 1;
+                    if let Ok(text) = std::str::from_utf8(stream.key())
+                        && text != prefix
+                    {
+                        *counts.entry(text.to_string()).or_default() +=
+                            u64::from(stream.value().doc_freq);
+                    }
+                }
+            }
+        }
+        let mut expansions: Vec<(u64, String)> = counts.into_iter().map(|(t, c)| (c, t)).collect();
+        expansions.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        Ok(expansions
+            .into_iter()
+            .take(MAX_PREFIX_TERMS)
+            .map(|(_, text)| QueryTerm {
+                text,
+                weight: PREFIX_WEIGHT,
+            })
+            .collect())
+    }
+
+    /// Index terms one edit away from the query's words, for when nothing
+    /// matches as typed.
+    fn fuzzy_terms(
+        &self,
+        searcher: &Searcher,
+        terms: &[QueryTerm],
+    ) -> tantivy::Result<Vec<QueryTerm>> {
+        let mut out: Vec<QueryTerm> = Vec::new();
+        for term in terms.iter().filter(|t| t.text.chars().count() >= 4).take(8) {
+            let fuzzy =
+                FuzzyTermQuery::new(Term::from_field_text(self.fields.body, &term.text), 1, true);
+            let automaton = fuzzy.automaton()?;
+            for segment in searcher.segment_readers() {
+                for field in [self.fields.heading, self.fields.body, self.fields.code] {
+                    let inverted = segment.inverted_index(field)?;
+                    let mut stream = inverted.terms().search(&automaton).into_stream()?;
+                    let mut taken = 0;
+                    while stream.advance() && taken < 8 {
+                        if let Ok(text) = std::str::from_utf8(stream.key())
+                            && !out.iter().any(|t| t.text == text)
+                        {
+                            taken += 1;
+                            out.push(QueryTerm {
+                                text: text.to_string(),
+                                weight: term.weight * FUZZY_WEIGHT,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn filter(&self, searcher: &Searcher, parsed: &ParsedQuery) -> tantivy::Result<Filter> {
+        let mut clauses: Vec<Box<dyn Query>> = Vec::new();
+        if !parsed.kinds.is_empty() {
+            let terms = parsed
+                .kinds
+                .iter()
+                .map(|k| Term::from_field_text(self.fields.kind, k.as_str()));
+            clauses.push(Box::new(TermSetQuery::new(terms)));
+        }
+        if !parsed.paths.is_empty() {
+            let mut paths = Vec::new();
+            for segment in searcher.segment_readers() {
+                let inverted = segment.inverted_index(self.fields.path_key)?;
+                let mut stream = inverted.terms().stream()?;
+                while stream.advance() {
+                    if let Ok(path) = std::str::from_utf8(stream.key())
+                        && parsed.paths.iter().any(|p| path.contains(p.as_str()))
+                    {
+                        paths.push(Term::from_field_text(self.fields.path_key, path));
+                    }
+                }
+            }
+            if paths.is_empty() {
+                return Ok(Filter::Nothing);
+            }
+            clauses.push(Box::new(TermSetQuery::new(paths)));
+        }
+        Ok(Filter::Clauses(clauses))
+    }
+
+    fn run(
+        &self,
+        searcher: &Searcher,
+        terms: &[QueryTerm],
+        phrases: &[Vec<String>],
+        strict: bool,
+        filter: &[Box<dyn Query>],
+        limit: usize,
+    ) -> tantivy::Result<Vec<(f32, DocAddress)>> {
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for term in terms {
+            clauses.push((Occur::Should, self.term_query(&term.text, term.weight)));
+        }
+        for phrase in phrases {
+            let occur = if strict { Occur::Must } else { Occur::Should };
+            clauses.push((occur, self.phrase_query(phrase)));
+        }
+        let scoring = clauses.len();
+        for f in filter {
+            clauses.push((
+                Occur::Must,
+                Box::new(ConstScoreQuery::new(f.box_clone(), 0.0)),
+            ));
+        }
+        if clauses.is_empty() || (scoring == 0 && filter.is_empty()) {
+            return Ok(Vec::new());
+        }
+        let query = BooleanQuery::new(clauses);
+        let collector =
+            TopDocs::with_limit(limit).tweak_score(move |segment: &tantivy::SegmentReader| {
+                let weights = segment
+                    .fast_fields()
+                    .f64("weight")
+                    .map(|c| c.first_or_default_col(1.0))
+                    .ok();
+                move |doc, score: f32| match &weights {
+                    Some(w) => score * w.get_val(doc) as f32,
+                    None => score,
+                }
+            });
+        searcher.search(&query, &collector)
+    }
+
+    fn term_query(&self, text: &str, weight: f32) -> Box<dyn Query> {
+        let boosts = [
+            HEADING_BOOST,
+            TITLE_BOOST,
+            TRAIL_BOOST,
+            CODE_BOOST,
+            BODY_BOOST,
+        ];
+        let per_field: Vec<Box<dyn Query>> = self
+            .fields
+            .searched()
+            .into_iter()
+            .zip(boosts)
+            .map(|(field, boost)| {
+                let q = TermQuery::new(
+                    Term::from_field_text(field, text),
+                    IndexRecordOption::WithFreqs,
+                );
+                Box::new(BoostQuery::new(Box::new(q), boost)) as Box<dyn Query>
+            })
+            .collect();
+        debug_assert_eq!(per_field.len(), SEARCHED);
+        Box::new(BoostQuery::new(
+            Box::new(DisjunctionMaxQuery::with_tie_breaker(
+                per_field,
+                TIE_BREAKER,
+            )),
+            weight,
+        ))
+    }
+
+    fn phrase_query(&self, words: &[String]) -> Box<dyn Query> {
+        let per_field: Vec<Box<dyn Query>> = self
+            .fields
+            .phrased()
+            .into_iter()
+            .map(|field| {
+                if words.len() == 1 {
+                    Box::new(TermQuery::new(
+                        Term::from_field_text(field, &words[0]),
+                        IndexRecordOption::WithFreqs,
+                    )) as Box<dyn Query>
+                } else {
+                    let terms = words
+                        .iter()
+                        .enumerate()
+                        .map(|(i, w)| (i, Term::from_field_text(field, w)))
+                        .collect();
+                    Box::new(PhraseQuery::new_with_offset(terms)) as Box<dyn Query>
+                }
+            })
+            .collect();
+        Box::new(BoostQuery::new(
+            Box::new(DisjunctionMaxQuery::with_tie_breaker(
+                per_field,
+                TIE_BREAKER,
+            )),
+            PHRASE_BOOST,
+        ))
+    }
+
+    fn hit(
+        &self,
+        searcher: &Searcher,
+        address: DocAddress,
+        score: f32,
+        matcher: &snippet::Matcher<'_>,
+    ) -> tantivy::Result<Hit> {
+        let doc: TantivyDocument = searcher.doc(address)?;
+        let text = |field| {
+            doc.get_first(field)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_string()
+        };
+        let snippet = snippet::snippet(&text(self.fields.text), matcher, SNIPPET_CHARS);
+        Ok(Hit {
+            path: text(self.fields.path),
+            anchor: text(self.fields.anchor),
+            line: doc
+                .get_first(self.fields.line)
+                .and_then(|v| v.as_u64())
+                .unwrap_or(1) as usize,
+            title: text(self.fields.title),
+            heading: text(self.fields.heading_path),
+            kind: Kind::parse(&text(self.fields.kind)).unwrap_or(Kind::Knowledge),
+            score,
+            snippet: snippet.text,
+            highlights: snippet.highlights,
+        })
+    }
+}
+
+enum Filter {
+    /// No section can pass (a `path:` that names no file).
+    Nothing,
+    Clauses(Vec<Box<dyn Query>>),
+}
+
+/// The smallest string greater than every string starting with `prefix`.
+fn prefix_upper_bound(prefix: &str) -> Option<Vec<u8>> {
+    let mut bytes = prefix.as_bytes().to_vec();
+    while let Some(last) = bytes.pop() {
+        if last < 0xff {
+            bytes.push(last + 1);
+            return Some(bytes);
+        }
+    }
+    None
+}
+
+fn register_tokenizer(index: &Index) {
+    index
+        .tokenizers()
+        .register(TOKENIZER_NAME, LoreTokenizer::default());
+}
+
+/// Sizes of what was indexed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct BuildStats {
+    documents: usize,
+    sections: usize,
+    bytes: u64,
+}
+
+/// Indexes every document of `corpus` into the empty `index`, leaving one
+/// segment behind (fewer segments, faster queries).
+fn build<'p>(
+    index: &Index,
+    fields: &Fields,
+    corpus: &Corpus,
+    mut progress: Option<&mut (dyn FnMut(Progress) + 'p)>,
+) -> tantivy::Result<BuildStats> {
+    let bytes: u64 = corpus.documents.iter().map(|d| d.text.len() as u64).sum();
+    // One thread for small corpora (one segment, nothing to merge); two
+    // for big ones, which is all this kind of machine has.
+    let threads = if bytes > 8 * 1024 * 1024 { 2 } else { 1 };
+    let mut writer =
+        index.writer_with_num_threads::<TantivyDocument>(threads, threads * 64 << 20)?;
+    writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+    let mut sections = 0;
+    let total = corpus.documents.len();
+    for (i, doc) in corpus.documents.iter().enumerate() {
+        for section in schema::tantivy_documents(doc, fields) {
+            writer.add_document(section)?;
+            sections += 1;
+        }
+        if let Some(report) = progress.as_mut() {
+            report(Progress { done: i + 1, total });
+        }
+    }
+    writer.commit()?;
+    let segments = index.searchable_segment_ids()?;
+    if segments.len() > 1 {
+        writer.merge(&segments).wait()?;
+    }
+    writer.wait_merging_threads()?;
+    Ok(BuildStats {
+        documents: total,
+        sections,
+        bytes,
+    })
+}
