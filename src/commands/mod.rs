@@ -2,6 +2,8 @@
 //! code. Library code never prints; this is where text meets stdout.
 
 mod check;
+mod index;
+mod search;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -25,6 +27,8 @@ pub fn run(cli: Cli) -> ExitCode {
     };
     let result = match cli.command {
         Some(Command::Check) => check::run(&settings),
+        Some(Command::Search(args)) => search::run(&settings, &args),
+        Some(Command::Index(args)) => index::run(&settings, &args),
         None => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             let _ = cmd.print_help();

@@ -103,7 +103,7 @@ pub(super) fn open(
         .join("search")
         .join(format!("v{SCHEMA_VERSION}-{}", state.key));
     if !options.rebuild
-        && let Some(found) = open_current(&dir, &state)
+        && let Some(found) = open_current(&dir, &state, options.verify)
     {
         return Ok(found);
     }
@@ -134,7 +134,7 @@ pub(super) fn open(
 }
 
 /// Opens the live index in `dir` if it is intact and fresh for `state`.
-fn open_current(dir: &Path, state: &State) -> Option<(SearchIndex, IndexReport)> {
+fn open_current(dir: &Path, state: &State, verify: bool) -> Option<(SearchIndex, IndexReport)> {
     // A builder may swap `current` and delete the old generation between
     // our reading the name and opening the files: then read it again.
     let mut last_name = None;
@@ -144,7 +144,7 @@ fn open_current(dir: &Path, state: &State) -> Option<(SearchIndex, IndexReport)>
         if last_name.as_ref() == Some(&name) {
             return None;
         }
-        if let Some(found) = open_generation(dir, &name, state) {
+        if let Some(found) = open_generation(dir, &name, state, verify) {
             return Some(found);
         }
         last_name = Some(name);
@@ -152,7 +152,12 @@ fn open_current(dir: &Path, state: &State) -> Option<(SearchIndex, IndexReport)>
     None
 }
 
-fn open_generation(dir: &Path, name: &str, state: &State) -> Option<(SearchIndex, IndexReport)> {
+fn open_generation(
+    dir: &Path,
+    name: &str,
+    state: &State,
+    verify: bool,
+) -> Option<(SearchIndex, IndexReport)> {
     if !name.starts_with("gen-") || name.contains(['/', '\\']) {
         return None;
     }
@@ -180,7 +185,7 @@ fn open_generation(dir: &Path, name: &str, state: &State) -> Option<(SearchIndex
         return None;
     }
     super::register_tokenizer(&index);
-    if total <= VERIFY_BELOW_BYTES {
+    if verify || total <= VERIFY_BELOW_BYTES {
         match index.validate_checksum() {
             Ok(damaged) if damaged.is_empty() => {}
             _ => {
@@ -227,7 +232,7 @@ fn build_cached(
     // each still writes its own generation, so that only costs time.
     let locked = lock.lock().is_ok();
     if !options.rebuild
-        && let Some(found) = open_current(dir, state)
+        && let Some(found) = open_current(dir, state, options.verify)
     {
         return Ok(found);
     }

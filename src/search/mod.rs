@@ -99,6 +99,9 @@ pub struct Progress {
 pub struct OpenOptions<'a> {
     /// Build even if the cache is fresh.
     pub rebuild: bool,
+    /// Verify every index file's checksum, however big the index (small
+    /// indexes are always verified).
+    pub verify: bool,
     /// Called while building, once per knowledge file.
     pub progress: Option<&'a mut dyn FnMut(Progress)>,
 }
@@ -119,6 +122,14 @@ const BODY_BOOST: f32 = 1.0;
 const TIE_BREAKER: f32 = 0.2;
 /// A quoted phrase that matches is worth this much more than its words.
 const PHRASE_BOOST: f32 = 2.0;
+/// Two query words side by side in a section add this much.
+const PAIR_BOOST: f32 = 1.0;
+/// How many of the best candidates are re-ranked by how many query terms
+/// they contain.
+const RERANK_POOL: usize = 40;
+/// A candidate with none of the telling terms in its own text keeps this
+/// share of its score; one with all of them keeps all of it.
+const COVERAGE_FLOOR: f32 = 0.5;
 /// Prefix expansions of the word being typed count less than exact words.
 const PREFIX_WEIGHT: f32 = 0.7;
 /// At most this many expansions of a prefix, the most common first.
@@ -210,17 +221,19 @@ impl SearchIndex {
     /// that cannot be understood is searched as plain words, and an index
     /// that cannot be read gives no hits (and a log line).
     pub fn query(&self, q: &str, limit: usize) -> Vec<Hit> {
-        if limit == 0 {
+        self.query_parsed(&query::parse(q), limit)
+    }
+
+    /// [`query`](Self::query) for a query already parsed (and perhaps given
+    /// extra filters, as `lore search --kind` does).
+    pub fn query_parsed(&self, parsed: &ParsedQuery, limit: usize) -> Vec<Hit> {
+        if limit == 0 || parsed.is_empty() {
             return Vec::new();
         }
-        let parsed = query::parse(q);
-        if parsed.is_empty() {
-            return Vec::new();
-        }
-        match self.search(&parsed, limit) {
+        match self.search(parsed, limit) {
             Ok(hits) => hits,
             Err(err) => {
-                log::warn!("search for {q:?} failed: {err}");
+                log::warn!("search failed: {err}");
                 Vec::new()
             }
         }
@@ -232,7 +245,8 @@ impl SearchIndex {
             Filter::Nothing => return Ok(Vec::new()),
             Filter::Clauses(clauses) => clauses,
         };
-        let mut terms = self.telling_terms(&searcher, &parsed.terms)?;
+        let telling = self.telling_terms(&searcher, &parsed.terms)?;
+        let mut terms: Vec<QueryTerm> = telling.iter().map(|(t, _)| t.clone()).collect();
         if let Some(prefix) = &parsed.prefix {
             for expansion in self.prefix_terms(&searcher, prefix)? {
                 if !terms.iter().any(|t| t.text == expansion.text) {
@@ -240,15 +254,40 @@ impl SearchIndex {
                 }
             }
         }
+        let pairs: Vec<&[String; 2]> = parsed
+            .pairs
+            .iter()
+            .filter(|pair| {
+                pair.iter()
+                    .all(|w| terms.iter().any(|t| &t.text == w) || query::is_stop_word(w))
+            })
+            .collect();
         let strict = !parsed.phrases.is_empty();
-        let mut found = self.run(&searcher, &terms, &parsed.phrases, strict, &filter, limit)?;
+        let pool = limit.max(RERANK_POOL);
+        let mut found = self.run(
+            &searcher,
+            &terms,
+            &pairs,
+            &parsed.phrases,
+            strict,
+            &filter,
+            pool,
+        )?;
         if found.is_empty() && strict {
-            found = self.run(&searcher, &terms, &parsed.phrases, false, &filter, limit)?;
+            found = self.run(
+                &searcher,
+                &terms,
+                &pairs,
+                &parsed.phrases,
+                false,
+                &filter,
+                pool,
+            )?;
         }
         if found.is_empty() && !parsed.terms.is_empty() {
             terms = self.fuzzy_terms(&searcher, &parsed.terms)?;
             if !terms.is_empty() {
-                found = self.run(&searcher, &terms, &[], false, &filter, limit)?;
+                found = self.run(&searcher, &terms, &[], &[], false, &filter, pool)?;
             }
         }
         let mut weights: HashMap<String, f32> = HashMap::new();
@@ -264,10 +303,48 @@ impl SearchIndex {
             terms: &weights,
             prefix: parsed.prefix.as_deref(),
         };
-        found
+        // Coordination: among the best candidates, a section that has more
+        // of the query's telling terms (weighted by rarity) moves up. BM25
+        // alone lets one frequent word in a short section beat every rare
+        // identifier of the error in a longer one.
+        let concepts: Vec<(String, f32)> = telling
+            .iter()
+            .map(|(t, idf)| (t.text.clone(), t.weight * idf))
+            .collect();
+        let total: f32 = concepts.iter().map(|(_, w)| w).sum();
+        let mut ranked = Vec::with_capacity(found.len());
+        for (score, address) in found {
+            let doc: TantivyDocument = searcher.doc(address)?;
+            let score = if total > 0.0 {
+                let present = self.terms_in(&doc);
+                let covered: f32 = concepts
+                    .iter()
+                    .filter(|(t, _)| present.contains(t.as_str()))
+                    .map(|(_, w)| w)
+                    .sum();
+                score * (COVERAGE_FLOOR + (1.0 - COVERAGE_FLOOR) * covered / total)
+            } else {
+                score
+            };
+            ranked.push((score, doc));
+        }
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+        ranked.truncate(limit);
+        Ok(ranked
             .into_iter()
-            .map(|(score, address)| self.hit(&searcher, address, score, &matcher))
-            .collect()
+            .map(|(score, doc)| self.hit(&doc, score, &matcher))
+            .collect())
+    }
+
+    /// Every term of a stored section: its headings, title and text.
+    fn terms_in(&self, doc: &TantivyDocument) -> std::collections::HashSet<String> {
+        let mut present = std::collections::HashSet::new();
+        for field in [self.fields.heading_path, self.fields.text] {
+            if let Some(text) = doc.get_first(field).and_then(|v| v.as_str()) {
+                present.extend(tokenizer::pieces(text).into_iter().map(|p| p.text));
+            }
+        }
+        present
     }
 
     /// The query's terms that occur in the index, weighted by how rare they
@@ -276,7 +353,7 @@ impl SearchIndex {
         &self,
         searcher: &Searcher,
         terms: &[QueryTerm],
-    ) -> tantivy::Result<Vec<QueryTerm>> {
+    ) -> tantivy::Result<Vec<(QueryTerm, f32)>> {
         let total = searcher.num_docs().max(1) as f32;
         let mut scored: Vec<(f32, QueryTerm)> = Vec::new();
         for term in terms {
@@ -288,13 +365,13 @@ impl SearchIndex {
                 continue;
             }
             let idf = (1.0 + (total - df as f32 + 0.5) / (df as f32 + 0.5)).ln();
-            scored.push((idf * term.weight, term.clone()));
+            scored.push((idf, term.clone()));
         }
         if scored.len() > MAX_TERMS {
-            scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+            scored.sort_by(|a, b| (b.0 * b.1.weight).total_cmp(&(a.0 * a.1.weight)));
             scored.truncate(MAX_TERMS);
         }
-        Ok(scored.into_iter().map(|(_, t)| t).collect())
+        Ok(scored.into_iter().map(|(idf, t)| (t, idf)).collect())
     }
 
     /// Terms of the index starting with `prefix`, the most common first.
@@ -397,10 +474,12 @@ impl SearchIndex {
         Ok(Filter::Clauses(clauses))
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn run(
         &self,
         searcher: &Searcher,
         terms: &[QueryTerm],
+        pairs: &[&[String; 2]],
         phrases: &[Vec<String>],
         strict: bool,
         filter: &[Box<dyn Query>],
@@ -410,9 +489,12 @@ impl SearchIndex {
         for term in terms {
             clauses.push((Occur::Should, self.term_query(&term.text, term.weight)));
         }
+        for pair in pairs {
+            clauses.push((Occur::Should, self.phrase_query(&pair[..], PAIR_BOOST)));
+        }
         for phrase in phrases {
             let occur = if strict { Occur::Must } else { Occur::Should };
-            clauses.push((occur, self.phrase_query(phrase)));
+            clauses.push((occur, self.phrase_query(phrase, PHRASE_BOOST)));
         }
         let scoring = clauses.len();
         for f in filter {
@@ -471,7 +553,7 @@ impl SearchIndex {
         ))
     }
 
-    fn phrase_query(&self, words: &[String]) -> Box<dyn Query> {
+    fn phrase_query(&self, words: &[String], boost: f32) -> Box<dyn Query> {
         let per_field: Vec<Box<dyn Query>> = self
             .fields
             .phrased()
@@ -497,18 +579,11 @@ impl SearchIndex {
                 per_field,
                 TIE_BREAKER,
             )),
-            PHRASE_BOOST,
+            boost,
         ))
     }
 
-    fn hit(
-        &self,
-        searcher: &Searcher,
-        address: DocAddress,
-        score: f32,
-        matcher: &snippet::Matcher<'_>,
-    ) -> tantivy::Result<Hit> {
-        let doc: TantivyDocument = searcher.doc(address)?;
+    fn hit(&self, doc: &TantivyDocument, score: f32, matcher: &snippet::Matcher<'_>) -> Hit {
         let text = |field| {
             doc.get_first(field)
                 .and_then(|v| v.as_str())
@@ -516,7 +591,7 @@ impl SearchIndex {
                 .to_string()
         };
         let snippet = snippet::snippet(&text(self.fields.text), matcher, SNIPPET_CHARS);
-        Ok(Hit {
+        Hit {
             path: text(self.fields.path),
             anchor: text(self.fields.anchor),
             line: doc
@@ -529,7 +604,7 @@ impl SearchIndex {
             score,
             snippet: snippet.text,
             highlights: snippet.highlights,
-        })
+        }
     }
 }
 
@@ -578,7 +653,7 @@ fn build<'p>(
     // for big ones, which is all this kind of machine has.
     let threads = if bytes > 8 * 1024 * 1024 { 2 } else { 1 };
     let mut writer =
-        index.writer_with_num_threads::<TantivyDocument>(threads, threads * 64 << 20)?;
+        index.writer_with_num_threads::<TantivyDocument>(threads, threads * (64 << 20))?;
     writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
     let mut sections = 0;
     let total = corpus.documents.len();

@@ -22,6 +22,8 @@ pub const PART_WEIGHT: f32 = 0.4;
 /// Weight of a numeric word inside an identifier (`12` in `libcupti.so.12`).
 pub const NUMBER_PART_WEIGHT: f32 = 0.15;
 
+/// At most this many word pairs are looked for side by side.
+const MAX_PAIRS: usize = 24;
 /// Pasted logs are cut to this many lines before tokenizing.
 const MAX_LOG_LINES: usize = 12;
 /// And each line to this many bytes.
@@ -48,6 +50,10 @@ pub struct ParsedQuery {
     pub paths: Vec<String>,
     /// The last word, still being typed: also matched as a prefix.
     pub prefix: Option<String>,
+    /// Pairs of words that follow each other in the query. A section that
+    /// has them side by side too (an error message quoted verbatim) ranks
+    /// above one that merely has the words.
+    pub pairs: Vec<[String; 2]>,
     /// The query was a multi-line paste.
     pub pasted: bool,
 }
@@ -139,8 +145,22 @@ pub fn parse(input: &str) -> ParsedQuery {
         }
     }
 
+    let all = pieces(&rest);
+    let words: Vec<&super::tokenizer::Piece> = all.iter().filter(|p| p.is_word()).collect();
+    for pair in words.windows(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        if b.position == a.position + 1
+            && !(is_stop_word(&a.text) && is_stop_word(&b.text))
+            && query.pairs.len() < MAX_PAIRS
+        {
+            let pair = [a.text.clone(), b.text.clone()];
+            if !query.pairs.contains(&pair) {
+                query.pairs.push(pair);
+            }
+        }
+    }
     let mut stop_only: Vec<QueryTerm> = Vec::new();
-    for piece in pieces(&rest) {
+    for piece in all {
         let weight = if piece.whole {
             WHOLE_WEIGHT
         } else if !piece.is_word() {

@@ -227,9 +227,36 @@ fn split_chunk(text: &str, from: usize, to: usize, position: &mut usize, out: &m
     }
     for &(a, b) in &words {
         push(a, b, words.len() == 1, out);
+        // A shared library is also its library's name: `libcupti` → `cupti`,
+        // `libcudnn` → `cudnn`, so the error about the file finds the text
+        // about the library.
+        if let Some(rest) = library_name(&text[a..b]) {
+            let from = b - rest.len();
+            let position = base + word_at(a);
+            out.push(Piece {
+                text: rest.to_lowercase(),
+                from,
+                to: b,
+                position,
+                words: 1,
+                whole: false,
+            });
+        }
     }
     out[first_piece..].sort_by_key(|p| (p.position, std::cmp::Reverse(p.to - p.from)));
     *position = base + words.len();
+}
+
+/// `cupti` for `libcupti`: the name after a `lib` prefix, when there is
+/// one (at least three letters; not `library` or `libraries`).
+fn library_name(word: &str) -> Option<&str> {
+    let prefix = word.get(..3)?;
+    let rest = &word[3..];
+    (prefix.eq_ignore_ascii_case("lib")
+        && rest.len() >= 3
+        && rest.starts_with(|c: char| c.is_ascii_alphabetic())
+        && !rest.to_ascii_lowercase().starts_with("rar"))
+    .then_some(rest)
 }
 
 /// lore's tokenizer for tantivy text fields: [`pieces`] as a token stream.
@@ -307,6 +334,7 @@ mod tests {
                 "error",
                 "libcupti.so.12",
                 "libcupti",
+                "cupti",
                 "so",
                 "12",
                 "cannot"
@@ -362,6 +390,17 @@ mod tests {
                 "install"
             ]
         );
+    }
+
+    #[test]
+    fn library_files_also_name_their_library() {
+        assert_eq!(terms("libcudnn"), vec!["libcudnn", "cudnn"]);
+        assert_eq!(terms("library lib libc"), vec!["library", "lib", "libc"]);
+        let cupti = pieces("libcupti.so.12")
+            .into_iter()
+            .find(|p| p.text == "cupti")
+            .unwrap();
+        assert_eq!((cupti.from, cupti.to, cupti.position), (3, 8, 0));
     }
 
     #[test]
