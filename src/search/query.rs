@@ -146,7 +146,9 @@ pub fn parse(input: &str) -> ParsedQuery {
     }
 
     let all = pieces(&rest);
-    let words: Vec<&super::tokenizer::Piece> = all.iter().filter(|p| p.is_word()).collect();
+    // One word per position: a library's name shares its file word's place.
+    let mut words: Vec<&super::tokenizer::Piece> = all.iter().filter(|p| p.is_word()).collect();
+    words.dedup_by_key(|p| p.position);
     for pair in words.windows(2) {
         let (a, b) = (&pair[0], &pair[1]);
         if b.position == a.position + 1
@@ -552,7 +554,16 @@ mod tests {
         let q = parse("do I need libcupti.so.12 ");
         assert_eq!(
             term_texts(&q),
-            vec!["need", "libcupti.so.12", "libcupti", "12"]
+            vec!["need", "libcupti.so.12", "libcupti", "cupti", "12"]
+        );
+        assert_eq!(
+            q.pairs,
+            vec![
+                ["i".to_string(), "need".to_string()],
+                ["need".to_string(), "libcupti".to_string()],
+                ["libcupti".to_string(), "so".to_string()],
+                ["so".to_string(), "12".to_string()],
+            ]
         );
         let weight = |t: &str| q.terms.iter().find(|x| x.text == t).unwrap().weight;
         assert_eq!(weight("libcupti.so.12"), WHOLE_WEIGHT);

@@ -433,6 +433,7 @@ mod tests {
             vec![
                 ("open".into(), 0),
                 ("libcupti".into(), 1),
+                ("cupti".into(), 1),
                 ("so".into(), 2),
                 ("12".into(), 3),
                 ("now".into(), 4)
