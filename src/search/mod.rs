@@ -290,9 +290,16 @@ impl SearchIndex {
                 found = self.run(&searcher, &terms, &[], &[], false, &filter, pool)?;
             }
         }
+        // Snippet lines are chosen by the rarity-weighted terms they hold.
         let mut weights: HashMap<String, f32> = HashMap::new();
+        for (t, idf) in &telling {
+            weights.insert(t.text.clone(), t.weight * idf);
+        }
         for t in &terms {
-            weights.insert(t.text.clone(), t.weight);
+            if !weights.contains_key(&t.text) {
+                let idf = self.idf(&searcher, &t.text)?;
+                weights.insert(t.text.clone(), t.weight * idf);
+            }
         }
         for phrase in &parsed.phrases {
             for word in phrase {
@@ -354,24 +361,32 @@ impl SearchIndex {
         searcher: &Searcher,
         terms: &[QueryTerm],
     ) -> tantivy::Result<Vec<(QueryTerm, f32)>> {
-        let total = searcher.num_docs().max(1) as f32;
         let mut scored: Vec<(f32, QueryTerm)> = Vec::new();
         for term in terms {
-            let mut df = 0;
-            for field in self.fields.searched() {
-                df = df.max(searcher.doc_freq(&Term::from_field_text(field, &term.text))?);
+            let idf = self.idf(searcher, &term.text)?;
+            if idf > 0.0 {
+                scored.push((idf, term.clone()));
             }
-            if df == 0 {
-                continue;
-            }
-            let idf = (1.0 + (total - df as f32 + 0.5) / (df as f32 + 0.5)).ln();
-            scored.push((idf, term.clone()));
         }
         if scored.len() > MAX_TERMS {
             scored.sort_by(|a, b| (b.0 * b.1.weight).total_cmp(&(a.0 * a.1.weight)));
             scored.truncate(MAX_TERMS);
         }
         Ok(scored.into_iter().map(|(idf, t)| (t, idf)).collect())
+    }
+
+    /// BM25's inverse document frequency of a term, from the field where it
+    /// is most common; 0 for a term the index does not have.
+    fn idf(&self, searcher: &Searcher, text: &str) -> tantivy::Result<f32> {
+        let total = searcher.num_docs().max(1) as f32;
+        let mut df = 0;
+        for field in self.fields.searched() {
+            df = df.max(searcher.doc_freq(&Term::from_field_text(field, text))?);
+        }
+        if df == 0 {
+            return Ok(0.0);
+        }
+        Ok((1.0 + (total - df as f32 + 0.5) / (df as f32 + 0.5)).ln())
     }
 
     /// Terms of the index starting with `prefix`, the most common first.

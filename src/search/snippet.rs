@@ -33,7 +33,7 @@ impl Matcher<'_> {
             return Some(w);
         }
         match self.prefix {
-            Some(p) if term.starts_with(p) => Some(0.5),
+            Some(p) if term.starts_with(p) => Some(0.1),
             _ => None,
         }
     }
