@@ -140,28 +140,17 @@ impl SourceSet {
 
     /// The files `collect` would read, found without reading them: relative
     /// path, origin and, for overlay files, size and modification time; for
-    /// built-in files, their embedded text. Sorted by path, shadowing applied.
+    /// built-in files, their embedded bytes. Sorted by path, shadowing applied.
     /// It walks the folders exactly as `collect` does (same hidden-file,
     /// extension and symlink rules), so a cache keyed on it stays in step with
-    /// what `collect` loads. Overlay files `collect` would skip (too big, not
-    /// UTF-8) are still listed: only reading them could tell.
+    /// what `collect` loads. Files `collect` would skip for not being UTF-8
+    /// (and overlay files too big to read) are still listed: only reading
+    /// them could tell.
     pub fn scan(&self, extension: &str) -> Vec<ScannedFile> {
         let mut files: BTreeMap<String, ScannedFile> = BTreeMap::new();
         let mut warnings = Vec::new();
         if let Some(dir) = self.builtin {
-            let mut builtin = BTreeMap::new();
-            collect_embedded(dir, extension, &mut builtin, &mut warnings);
-            for (rel, file) in builtin {
-                files.insert(
-                    rel.clone(),
-                    ScannedFile {
-                        rel,
-                        origin: Origin::Builtin,
-                        stamp: None,
-                        text: Some(file.text),
-                    },
-                );
-            }
+            scan_embedded(dir, extension, &mut files);
         }
         for root in &self.overlays {
             let mut seen = HashSet::new();
@@ -179,7 +168,7 @@ impl SourceSet {
                                 size: meta.len(),
                                 modified: meta.modified().ok(),
                             }),
-                            text: None,
+                            bytes: None,
                         },
                     );
                 };
@@ -196,8 +185,36 @@ pub struct ScannedFile {
     pub origin: Origin,
     /// Size and modification time, for overlay files.
     pub stamp: Option<Stamp>,
-    /// The text, for built-in files (it is in the binary, so reading is free).
-    pub text: Option<String>,
+    /// The bytes, for built-in files (they are in the binary, so this is
+    /// free), without a byte-order mark: what `collect` decodes.
+    pub bytes: Option<&'static [u8]>,
+}
+
+fn scan_embedded(
+    dir: &'static Dir<'static>,
+    extension: &str,
+    files: &mut BTreeMap<String, ScannedFile>,
+) {
+    for file in dir.files() {
+        let rel = file.path().to_string_lossy().replace('\\', "/");
+        let bytes = file.contents();
+        if !has_extension(&rel, extension) || is_hidden(&rel) || bytes.len() as u64 > MAX_FILE_BYTES
+        {
+            continue;
+        }
+        files.insert(
+            rel.clone(),
+            ScannedFile {
+                rel,
+                origin: Origin::Builtin,
+                stamp: None,
+                bytes: Some(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes)),
+            },
+        );
+    }
+    for sub in dir.dirs() {
+        scan_embedded(sub, extension, files);
+    }
 }
 
 fn has_extension(name: &str, extension: &str) -> bool {

@@ -387,7 +387,7 @@ impl State {
                 &doc.path,
                 &doc.origin,
                 doc.stamp,
-                Some(&doc.text),
+                Some(doc.text.as_bytes()),
             );
         }
         let loaded = fingerprint.hex();
@@ -417,7 +417,7 @@ impl State {
                 &file.rel,
                 &file.origin,
                 file.stamp,
-                file.text.as_deref(),
+                file.bytes,
             );
         }
         State {
@@ -447,13 +447,13 @@ fn entry(
     rel: &str,
     origin: &Origin,
     stamp: Option<Stamp>,
-    text: Option<&str>,
+    bytes: Option<&[u8]>,
 ) {
     h.write(rel.as_bytes());
     match origin {
         Origin::Builtin => {
             h.write(b"B");
-            h.write(text.unwrap_or_default().as_bytes());
+            h.write(bytes.unwrap_or_default());
         }
         Origin::Overlay { root, .. } => {
             h.write(b"O");
@@ -494,48 +494,67 @@ impl Roots {
 
 /// A fast 128-bit hash that is the same in every build of lore (std's hasher
 /// makes no such promise). Not cryptographic: it detects edits, not attacks.
+/// Four independent lanes over 32-byte blocks keep it near memory speed.
 struct Hasher {
-    a: u64,
-    b: u64,
+    lanes: [u64; 4],
 }
+
+const MULTIPLIERS: [u64; 4] = [
+    0xff51_afd7_ed55_8ccd,
+    0xc4ce_b9fe_1a85_ec53,
+    0x9e37_79b9_7f4a_7c15,
+    0xd6e8_feb8_6659_fd93,
+];
 
 impl Hasher {
     fn new() -> Self {
         Hasher {
-            a: 0x9e37_79b9_7f4a_7c15,
-            b: 0xc2b2_ae3d_27d4_eb4f,
+            lanes: [
+                0x243f_6a88_85a3_08d3,
+                0x1319_8a2e_0370_7344,
+                0xa409_3822_299f_31d0,
+                0x082e_fa98_ec4e_6c89,
+            ],
         }
     }
 
-    fn mix(&mut self, v: u64) {
-        self.a = (self.a ^ v)
-            .wrapping_mul(0xff51_afd7_ed55_8ccd)
-            .rotate_left(31);
-        self.b = (self.b.rotate_left(27) ^ v).wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    fn mix(lane: &mut u64, v: u64, k: u64) {
+        *lane = (*lane ^ v).wrapping_mul(k).rotate_left(31);
     }
 
     /// Hashes `bytes` and their length, so consecutive writes cannot run
     /// into each other.
     fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            self.mix(u64::from_le_bytes(word));
+        let mut blocks = bytes.chunks_exact(32);
+        for block in &mut blocks {
+            for (i, word) in block.chunks_exact(8).enumerate() {
+                let v = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
+                Self::mix(&mut self.lanes[i], v, MULTIPLIERS[i]);
+            }
         }
-        let rest = chunks.remainder();
-        let mut word = [0u8; 8];
-        word[..rest.len()].copy_from_slice(rest);
-        self.mix(u64::from_le_bytes(word));
-        self.mix(bytes.len() as u64);
+        let rest = blocks.remainder();
+        let mut tail = [0u8; 32];
+        tail[..rest.len()].copy_from_slice(rest);
+        for (i, word) in tail.chunks_exact(8).enumerate() {
+            let v = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
+            Self::mix(&mut self.lanes[i], v, MULTIPLIERS[i]);
+        }
+        for (i, lane) in self.lanes.iter_mut().enumerate() {
+            Self::mix(lane, bytes.len() as u64, MULTIPLIERS[(i + 1) % 4]);
+        }
     }
 
     fn hex(&self) -> String {
-        let mut a = self.a ^ self.b.rotate_left(17);
-        let mut b = self.b ^ self.a.rotate_left(41);
-        a = (a ^ (a >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
-        b = (b ^ (b >> 29)).wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-        format!("{a:016x}{b:016x}")
+        let [a, b, c, d] = self.lanes;
+        let mut x = a ^ c.rotate_left(17) ^ b.rotate_left(41);
+        let mut y = b ^ d.rotate_left(23) ^ c.rotate_left(7);
+        x = (x ^ (x >> 33)).wrapping_mul(MULTIPLIERS[0]);
+        x ^= d;
+        y = (y ^ (y >> 29)).wrapping_mul(MULTIPLIERS[1]);
+        y ^= a;
+        x = (x ^ (x >> 32)).wrapping_mul(MULTIPLIERS[2]);
+        y = (y ^ (y >> 32)).wrapping_mul(MULTIPLIERS[3]);
+        format!("{x:016x}{y:016x}")
     }
 }
 

@@ -27,7 +27,9 @@ use tantivy::query::{
     PhraseQuery, Query, TermQuery, TermSetQuery,
 };
 use tantivy::schema::{IndexRecordOption, Value};
-use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term};
+use tantivy::{
+    DocAddress, DocSet, Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term,
+};
 
 use crate::corpus::{Corpus, Kind};
 use crate::diagnostic::Diagnostic;
@@ -112,13 +114,10 @@ pub struct SearchIndex {
     fields: Fields,
 }
 
-/// Field boosts: a word in a heading says more than one in the prose.
-const HEADING_BOOST: f32 = 3.0;
-const TITLE_BOOST: f32 = 1.5;
-const TRAIL_BOOST: f32 = 1.5;
-const CODE_BOOST: f32 = 1.2;
-const BODY_BOOST: f32 = 1.0;
-/// How much the other fields add to the best field's score for a term.
+/// Field boosts, in the order of `Fields::searched` (heading, title, trail,
+/// code, body): a word in a heading says more than one in the prose.
+const FIELD_BOOSTS: [f32; SEARCHED] = [3.0, 1.5, 1.5, 1.2, 1.0];
+/// How much the fields other than the best add to a phrase's score.
 const TIE_BREAKER: f32 = 0.2;
 /// A quoted phrase that matches is worth this much more than its words.
 const PHRASE_BOOST: f32 = 2.0;
@@ -246,10 +245,10 @@ impl SearchIndex {
             Filter::Clauses(clauses) => clauses,
         };
         let telling = self.telling_terms(&searcher, &parsed.terms)?;
-        let mut terms: Vec<QueryTerm> = telling.iter().map(|(t, _)| t.clone()).collect();
+        let mut terms = telling.clone();
         if let Some(prefix) = &parsed.prefix {
             for expansion in self.prefix_terms(&searcher, prefix)? {
-                if !terms.iter().any(|t| t.text == expansion.text) {
+                if !terms.iter().any(|t| t.term.text == expansion.term.text) {
                     terms.push(expansion);
                 }
             }
@@ -259,7 +258,7 @@ impl SearchIndex {
             .iter()
             .filter(|pair| {
                 pair.iter()
-                    .all(|w| terms.iter().any(|t| &t.text == w) || query::is_stop_word(w))
+                    .all(|w| terms.iter().any(|t| &t.term.text == w) || query::is_stop_word(w))
             })
             .collect();
         let strict = !parsed.phrases.is_empty();
@@ -290,107 +289,136 @@ impl SearchIndex {
                 found = self.run(&searcher, &terms, &[], &[], false, &filter, pool)?;
             }
         }
-        // Snippet lines are chosen by the rarity-weighted terms they hold.
-        let mut weights: HashMap<String, f32> = HashMap::new();
-        for (t, idf) in &telling {
-            weights.insert(t.text.clone(), t.weight * idf);
-        }
-        for t in &terms {
-            if !weights.contains_key(&t.text) {
-                let idf = self.idf(&searcher, &t.text)?;
-                weights.insert(t.text.clone(), t.weight * idf);
+        // Coordination: among the best candidates, a section that has more
+        // of the query's telling terms (weighted by rarity) moves up. BM25
+        // alone lets one frequent word in a short section beat every rare
+        // identifier of the error in a longer one.
+        let total: f32 = telling.iter().map(Known::weight).sum();
+        let mut ranked = found;
+        if total > 0.0 {
+            let covered = self.coverage(&searcher, &ranked, &telling)?;
+            for ((score, _), covered) in ranked.iter_mut().zip(covered) {
+                *score *= COVERAGE_FLOOR + (1.0 - COVERAGE_FLOOR) * covered / total;
             }
+            ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         }
+        ranked.truncate(limit);
+
+        // Snippet lines are chosen by the rarity-weighted terms they hold.
+        let mut weights: HashMap<String, f32> = terms
+            .iter()
+            .map(|t| (t.term.text.clone(), t.weight()))
+            .collect();
         for phrase in &parsed.phrases {
             for word in phrase {
                 weights.entry(word.clone()).or_insert(1.0);
             }
         }
-        let matcher = snippet::Matcher {
-            terms: &weights,
-            prefix: parsed.prefix.as_deref(),
-        };
-        // Coordination: among the best candidates, a section that has more
-        // of the query's telling terms (weighted by rarity) moves up. BM25
-        // alone lets one frequent word in a short section beat every rare
-        // identifier of the error in a longer one.
-        let concepts: Vec<(String, f32)> = telling
-            .iter()
-            .map(|(t, idf)| (t.text.clone(), t.weight * idf))
-            .collect();
-        let total: f32 = concepts.iter().map(|(_, w)| w).sum();
-        let mut ranked = Vec::with_capacity(found.len());
-        for (score, address) in found {
-            let doc: TantivyDocument = searcher.doc(address)?;
-            let score = if total > 0.0 {
-                let present = self.terms_in(&doc);
-                let covered: f32 = concepts
-                    .iter()
-                    .filter(|(t, _)| present.contains(t.as_str()))
-                    .map(|(_, w)| w)
-                    .sum();
-                score * (COVERAGE_FLOOR + (1.0 - COVERAGE_FLOOR) * covered / total)
-            } else {
-                score
-            };
-            ranked.push((score, doc));
-        }
-        ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
-        ranked.truncate(limit);
-        Ok(ranked
+        let matcher = snippet::Matcher::new(weights, parsed.prefix.clone());
+        ranked
             .into_iter()
-            .map(|(score, doc)| self.hit(&doc, score, &matcher))
-            .collect())
+            .map(|(score, address)| {
+                let doc: TantivyDocument = searcher.doc(address)?;
+                Ok(self.hit(&doc, score, &matcher))
+            })
+            .collect()
     }
 
-    /// Every term of a stored section: its headings, title and text.
-    fn terms_in(&self, doc: &TantivyDocument) -> std::collections::HashSet<String> {
-        let mut present = std::collections::HashSet::new();
-        for field in [self.fields.heading_path, self.fields.text] {
-            if let Some(text) = doc.get_first(field).and_then(|v| v.as_str()) {
-                present.extend(tokenizer::pieces(text).into_iter().map(|p| p.text));
+    /// For each candidate, the summed weight of the `terms` it contains in
+    /// any searched field, read from the postings lists.
+    fn coverage(
+        &self,
+        searcher: &Searcher,
+        candidates: &[(f32, DocAddress)],
+        terms: &[Known],
+    ) -> tantivy::Result<Vec<f32>> {
+        let mut covered = vec![0.0; candidates.len()];
+        // Candidates by segment, in doc order, for forward-only seeks.
+        let mut order: Vec<usize> = (0..candidates.len()).collect();
+        order.sort_by_key(|&i| candidates[i].1);
+        for (segment_ord, segment) in searcher.segment_readers().iter().enumerate() {
+            let mine: Vec<usize> = order
+                .iter()
+                .copied()
+                .filter(|&i| candidates[i].1.segment_ord as usize == segment_ord)
+                .collect();
+            if mine.is_empty() {
+                continue;
+            }
+            for known in terms {
+                let mut present = vec![false; mine.len()];
+                for (f, field) in self.fields.searched().into_iter().enumerate() {
+                    if !known.fields[f] {
+                        continue;
+                    }
+                    let term = Term::from_field_text(field, &known.term.text);
+                    let Some(mut postings) = segment
+                        .inverted_index(field)?
+                        .read_postings(&term, IndexRecordOption::Basic)?
+                    else {
+                        continue;
+                    };
+                    for (k, &i) in mine.iter().enumerate() {
+                        let doc = candidates[i].1.doc_id;
+                        if postings.doc() < doc {
+                            postings.seek(doc);
+                        }
+                        if postings.doc() == doc {
+                            present[k] = true;
+                        }
+                    }
+                }
+                for (k, &i) in mine.iter().enumerate() {
+                    if present[k] {
+                        covered[i] += known.weight();
+                    }
+                }
             }
         }
-        present
+        Ok(covered)
     }
 
-    /// The query's terms that occur in the index, weighted by how rare they
-    /// are, at most `MAX_TERMS` of them.
+    /// The query's terms that occur in the index, at most `MAX_TERMS` of
+    /// them (the rarest, by weight).
     fn telling_terms(
         &self,
         searcher: &Searcher,
         terms: &[QueryTerm],
-    ) -> tantivy::Result<Vec<(QueryTerm, f32)>> {
-        let mut scored: Vec<(f32, QueryTerm)> = Vec::new();
+    ) -> tantivy::Result<Vec<Known>> {
+        let mut known = Vec::new();
         for term in terms {
-            let idf = self.idf(searcher, &term.text)?;
-            if idf > 0.0 {
-                scored.push((idf, term.clone()));
+            if let Some(k) = self.known(searcher, term.clone())? {
+                known.push(k);
             }
         }
-        if scored.len() > MAX_TERMS {
-            scored.sort_by(|a, b| (b.0 * b.1.weight).total_cmp(&(a.0 * a.1.weight)));
-            scored.truncate(MAX_TERMS);
+        if known.len() > MAX_TERMS {
+            known.sort_by(|a, b| b.weight().total_cmp(&a.weight()));
+            known.truncate(MAX_TERMS);
         }
-        Ok(scored.into_iter().map(|(idf, t)| (t, idf)).collect())
+        Ok(known)
     }
 
-    /// BM25's inverse document frequency of a term, from the field where it
-    /// is most common; 0 for a term the index does not have.
-    fn idf(&self, searcher: &Searcher, text: &str) -> tantivy::Result<f32> {
+    /// A term's rarity (BM25's inverse document frequency, from the field
+    /// where it is most common) and the fields that have it; `None` when
+    /// the index does not have it at all.
+    fn known(&self, searcher: &Searcher, term: QueryTerm) -> tantivy::Result<Option<Known>> {
         let total = searcher.num_docs().max(1) as f32;
         let mut df = 0;
-        for field in self.fields.searched() {
-            df = df.max(searcher.doc_freq(&Term::from_field_text(field, text))?);
+        let mut fields = [false; SEARCHED];
+        for (f, field) in self.fields.searched().into_iter().enumerate() {
+            let n = searcher.doc_freq(&Term::from_field_text(field, &term.text))?;
+            fields[f] = n > 0;
+            df = df.max(n);
         }
         if df == 0 {
-            return Ok(0.0);
+            return Ok(None);
         }
-        Ok((1.0 + (total - df as f32 + 0.5) / (df as f32 + 0.5)).ln())
+        let idf = (1.0 + (total - df as f32 + 0.5) / (df as f32 + 0.5)).ln();
+        Ok(Some(Known { term, idf, fields }))
     }
 
     /// Terms of the index starting with `prefix`, the most common first.
-    fn prefix_terms(&self, searcher: &Searcher, prefix: &str) -> tantivy::Result<Vec<QueryTerm>> {
+    fn prefix_terms(&self, searcher: &Searcher, prefix: &str) -> tantivy::Result<Vec<Known>> {
         let mut counts: HashMap<String, u64> = HashMap::new();
         let upper = prefix_upper_bound(prefix);
         for segment in searcher.segment_readers() {
@@ -415,24 +443,21 @@ impl SearchIndex {
         }
         let mut expansions: Vec<(u64, String)> = counts.into_iter().map(|(t, c)| (c, t)).collect();
         expansions.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        Ok(expansions
-            .into_iter()
-            .take(MAX_PREFIX_TERMS)
-            .map(|(_, text)| QueryTerm {
+        let mut out = Vec::new();
+        for (_, text) in expansions.into_iter().take(MAX_PREFIX_TERMS) {
+            let term = QueryTerm {
                 text,
                 weight: PREFIX_WEIGHT,
-            })
-            .collect())
+            };
+            out.extend(self.known(searcher, term)?);
+        }
+        Ok(out)
     }
 
     /// Index terms one edit away from the query's words, for when nothing
     /// matches as typed.
-    fn fuzzy_terms(
-        &self,
-        searcher: &Searcher,
-        terms: &[QueryTerm],
-    ) -> tantivy::Result<Vec<QueryTerm>> {
-        let mut out: Vec<QueryTerm> = Vec::new();
+    fn fuzzy_terms(&self, searcher: &Searcher, terms: &[QueryTerm]) -> tantivy::Result<Vec<Known>> {
+        let mut found: Vec<QueryTerm> = Vec::new();
         for term in terms.iter().filter(|t| t.text.chars().count() >= 4).take(8) {
             let fuzzy =
                 FuzzyTermQuery::new(Term::from_field_text(self.fields.body, &term.text), 1, true);
@@ -444,10 +469,10 @@ impl SearchIndex {
                     let mut taken = 0;
                     while stream.advance() && taken < 8 {
                         if let Ok(text) = std::str::from_utf8(stream.key())
-                            && !out.iter().any(|t| t.text == text)
+                            && !found.iter().any(|t| t.text == text)
                         {
                             taken += 1;
-                            out.push(QueryTerm {
+                            found.push(QueryTerm {
                                 text: text.to_string(),
                                 weight: term.weight * FUZZY_WEIGHT,
                             });
@@ -455,6 +480,10 @@ impl SearchIndex {
                     }
                 }
             }
+        }
+        let mut out = Vec::new();
+        for term in found {
+            out.extend(self.known(searcher, term)?);
         }
         Ok(out)
     }
@@ -493,7 +522,7 @@ impl SearchIndex {
     fn run(
         &self,
         searcher: &Searcher,
-        terms: &[QueryTerm],
+        terms: &[Known],
         pairs: &[&[String; 2]],
         phrases: &[Vec<String>],
         strict: bool,
@@ -501,11 +530,32 @@ impl SearchIndex {
         limit: usize,
     ) -> tantivy::Result<Vec<(f32, DocAddress)>> {
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for term in terms {
-            clauses.push((Occur::Should, self.term_query(&term.text, term.weight)));
+        // One flat union of (term, field) clauses: the sum over fields, each
+        // boosted. (A disjunction-max per term scores about the same here and
+        // costs a union buffer per term.)
+        for known in terms {
+            for (f, field) in self.fields.searched().into_iter().enumerate() {
+                if known.fields[f] {
+                    let q = TermQuery::new(
+                        Term::from_field_text(field, &known.term.text),
+                        IndexRecordOption::WithFreqs,
+                    );
+                    let boost = FIELD_BOOSTS[f] * known.term.weight;
+                    clauses.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost))));
+                }
+            }
         }
         for pair in pairs {
-            clauses.push((Occur::Should, self.phrase_query(&pair[..], PAIR_BOOST)));
+            for field in self.fields.phrased() {
+                let q = PhraseQuery::new_with_offset(vec![
+                    (0, Term::from_field_text(field, &pair[0])),
+                    (1, Term::from_field_text(field, &pair[1])),
+                ]);
+                clauses.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(q), PAIR_BOOST)),
+                ));
+            }
         }
         for phrase in phrases {
             let occur = if strict { Occur::Must } else { Occur::Should };
@@ -535,37 +585,6 @@ impl SearchIndex {
                 }
             });
         searcher.search(&query, &collector)
-    }
-
-    fn term_query(&self, text: &str, weight: f32) -> Box<dyn Query> {
-        let boosts = [
-            HEADING_BOOST,
-            TITLE_BOOST,
-            TRAIL_BOOST,
-            CODE_BOOST,
-            BODY_BOOST,
-        ];
-        let per_field: Vec<Box<dyn Query>> = self
-            .fields
-            .searched()
-            .into_iter()
-            .zip(boosts)
-            .map(|(field, boost)| {
-                let q = TermQuery::new(
-                    Term::from_field_text(field, text),
-                    IndexRecordOption::WithFreqs,
-                );
-                Box::new(BoostQuery::new(Box::new(q), boost)) as Box<dyn Query>
-            })
-            .collect();
-        debug_assert_eq!(per_field.len(), SEARCHED);
-        Box::new(BoostQuery::new(
-            Box::new(DisjunctionMaxQuery::with_tie_breaker(
-                per_field,
-                TIE_BREAKER,
-            )),
-            weight,
-        ))
     }
 
     fn phrase_query(&self, words: &[String], boost: f32) -> Box<dyn Query> {
@@ -598,7 +617,7 @@ impl SearchIndex {
         ))
     }
 
-    fn hit(&self, doc: &TantivyDocument, score: f32, matcher: &snippet::Matcher<'_>) -> Hit {
+    fn hit(&self, doc: &TantivyDocument, score: f32, matcher: &snippet::Matcher) -> Hit {
         let text = |field| {
             doc.get_first(field)
                 .and_then(|v| v.as_str())
@@ -620,6 +639,22 @@ impl SearchIndex {
             snippet: snippet.text,
             highlights: snippet.highlights,
         }
+    }
+}
+
+/// A query term the index has.
+#[derive(Debug, Clone)]
+struct Known {
+    term: QueryTerm,
+    idf: f32,
+    /// Which of `Fields::searched` have it.
+    fields: [bool; SEARCHED],
+}
+
+impl Known {
+    /// What finding this term is worth: its weight times its rarity.
+    fn weight(&self) -> f32 {
+        self.term.weight * self.idf
     }
 }
 

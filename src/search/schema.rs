@@ -36,7 +36,7 @@ pub struct Fields {
     pub title: Field,
     /// The section's own heading.
     pub heading: Field,
-    /// The headings above it, without the title.
+    /// The headings above the section, without the title.
     pub trail: Field,
     /// Prose of the section.
     pub body: Field,
@@ -253,8 +253,8 @@ pub fn tantivy_documents(doc: &Document, fields: &Fields) -> Vec<TantivyDocument
             d.add_text(fields.kind, doc.kind.as_str());
             d.add_f64(fields.weight, kind_weight(doc.kind));
             d.add_text(fields.title, &doc.title);
-            d.add_text(fields.heading, &s.heading);
             d.add_text(fields.trail, s.trail.join("\n"));
+            d.add_text(fields.heading, &s.heading);
             d.add_text(fields.body, &s.body);
             d.add_text(fields.code, &s.code);
             d.add_text(fields.heading_path, &s.heading_path);

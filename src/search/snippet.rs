@@ -9,6 +9,8 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+
 use super::tokenizer::pieces;
 use crate::text::sanitize;
 
@@ -21,70 +23,128 @@ pub struct Snippet {
 }
 
 /// What counts as a match: terms with a weight each, and an optional prefix
-/// (the word being typed).
-pub struct Matcher<'a> {
-    pub terms: &'a HashMap<String, f32>,
-    pub prefix: Option<&'a str>,
+/// (the word being typed). Built once per query and used for every hit.
+pub struct Matcher {
+    terms: HashMap<String, f32>,
+    prefix: Option<String>,
+    /// Every term and the prefix, for finding candidate lines in one pass.
+    patterns: Option<AhoCorasick>,
+    /// The weight of each pattern, by pattern id.
+    pattern_weights: Vec<f32>,
 }
 
-impl Matcher<'_> {
+/// What a line with the prefix (and no other match) is worth.
+const PREFIX_LINE_WEIGHT: f32 = 0.1;
+
+impl Matcher {
+    pub fn new(terms: HashMap<String, f32>, prefix: Option<String>) -> Matcher {
+        let mut patterns: Vec<&str> = Vec::new();
+        let mut pattern_weights = Vec::new();
+        for (term, &weight) in &terms {
+            patterns.push(term);
+            pattern_weights.push(weight);
+        }
+        if let Some(p) = &prefix
+            && !terms.contains_key(p)
+        {
+            patterns.push(p);
+            pattern_weights.push(PREFIX_LINE_WEIGHT);
+        }
+        // Leftmost-longest: `libcupti.so.12` counts once as itself rather
+        // than also as `libcupti`, `cupti` and `12`, and the search can skip
+        // ahead, which keeps it fast.
+        let patterns = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostLongest)
+            .kind(Some(AhoCorasickKind::ContiguousNFA))
+            .build(&patterns)
+            .ok();
+        Matcher {
+            terms,
+            prefix,
+            patterns,
+            pattern_weights,
+        }
+    }
+
+    /// The weight of one term of a line, if it matches.
     fn weight(&self, term: &str) -> Option<f32> {
         if let Some(&w) = self.terms.get(term) {
             return Some(w);
         }
-        match self.prefix {
-            Some(p) if term.starts_with(p) => Some(0.1),
+        match &self.prefix {
+            Some(p) if term.starts_with(p.as_str()) => Some(PREFIX_LINE_WEIGHT),
             _ => None,
         }
+    }
+
+    /// For each line of `lower` (lower-cased text), the summed weight of the
+    /// distinct patterns in it. Substrings, not terms: `12` counts inside
+    /// `2012`. That is good enough to pick a line, and cheap.
+    fn line_scores(&self, lower: &str, lines: usize) -> Vec<f32> {
+        let mut scores = vec![0.0; lines];
+        let Some(patterns) = &self.patterns else {
+            return scores;
+        };
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(lower.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        let mut seen: Vec<(usize, usize)> = Vec::new();
+        for found in patterns.find_iter(lower) {
+            let line = starts.partition_point(|&s| s <= found.start()) - 1;
+            let pattern = found.pattern().as_usize();
+            if line < lines && !seen.contains(&(line, pattern)) {
+                seen.push((line, pattern));
+                scores[line] += self.pattern_weights[pattern];
+            }
+        }
+        scores
     }
 }
 
 /// Picks and shapes the snippet of `section` (its lines as written), at most
 /// `max_chars` characters wide.
-pub fn snippet(section: &str, matcher: &Matcher<'_>, max_chars: usize) -> Snippet {
-    let mut best: Option<(f32, String)> = None;
-    let mut first_prose: Option<String> = None;
-    let mut in_fence = false;
-    for raw in section.lines() {
+pub fn snippet(section: &str, matcher: &Matcher, max_chars: usize) -> Snippet {
+    let raw_lines: Vec<&str> = section.split('\n').collect();
+    // Lower-casing keeps line breaks where they are.
+    let scores = matcher.line_scores(&section.to_lowercase(), raw_lines.len());
+    let mut best: Option<(f32, usize)> = None;
+    let mut first_prose: Option<usize> = None;
+    let mut in_fence = vec![false; raw_lines.len()];
+    let mut fenced = false;
+    for (i, raw) in raw_lines.iter().enumerate() {
         let trimmed = raw.trim_start();
         if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            in_fence = !in_fence;
+            fenced = !fenced;
             continue;
         }
-        let line = if in_fence {
-            collapse(raw)
-        } else {
-            clean_markdown(raw)
-        };
-        if line.is_empty() || !line.chars().any(char::is_alphanumeric) {
+        in_fence[i] = fenced;
+        if !raw.chars().any(char::is_alphanumeric) || is_table_rule(trimmed) {
             continue;
         }
-        if first_prose.is_none() && !in_fence {
-            first_prose = Some(line.clone());
+        if first_prose.is_none() && !fenced {
+            first_prose = Some(i);
         }
-        let mut seen: Vec<String> = Vec::new();
-        let mut score = 0.0;
-        for piece in pieces(&line) {
-            if seen.contains(&piece.text) {
-                continue;
-            }
-            if let Some(w) = matcher.weight(&piece.text) {
-                score += w;
-                seen.push(piece.text);
-            }
-        }
-        if score > 0.0 && best.as_ref().is_none_or(|(s, _)| score > *s) {
-            best = Some((score, line));
+        if scores[i] > 0.0 && best.is_none_or(|(s, _)| scores[i] > s) {
+            best = Some((scores[i], i));
         }
     }
-    let Some(line) = best.map(|(_, l)| l).or(first_prose) else {
+    let Some(i) = best.map(|(_, i)| i).or(first_prose) else {
         return Snippet::default();
+    };
+    let line = if in_fence[i] {
+        collapse(raw_lines[i])
+    } else {
+        clean_markdown(raw_lines[i])
     };
     shape(&sanitize(&line), matcher, max_chars)
 }
 
+fn is_table_rule(line: &str) -> bool {
+    line.starts_with('|') && line.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
+}
+
 /// Highlights the matches in `line` and cuts it to `max_chars` around them.
-fn shape(line: &str, matcher: &Matcher<'_>, max_chars: usize) -> Snippet {
+fn shape(line: &str, matcher: &Matcher, max_chars: usize) -> Snippet {
     let mut ranges: Vec<Range<usize>> = pieces(line)
         .into_iter()
         .filter(|p| matcher.weight(&p.text).is_some())
@@ -201,17 +261,16 @@ pub fn clean_markdown(line: &str) -> String {
 mod tests {
     use super::*;
 
-    fn matcher(terms: &[(&str, f32)]) -> HashMap<String, f32> {
-        terms.iter().map(|(t, w)| (t.to_string(), *w)).collect()
+    fn matcher(terms: &[(&str, f32)]) -> Matcher {
+        Matcher::new(
+            terms.iter().map(|(t, w)| (t.to_string(), *w)).collect(),
+            None,
+        )
     }
 
     #[test]
     fn the_line_with_the_most_weight_wins() {
-        let terms = matcher(&[("libcupti.so.12", 3.0), ("libcupti", 1.0), ("cannot", 0.5)]);
-        let m = Matcher {
-            terms: &terms,
-            prefix: None,
-        };
+        let m = matcher(&[("libcupti.so.12", 3.0), ("libcupti", 1.0), ("cannot", 0.5)]);
         let s = snippet(
             "Intro text.\n\n- **Error**: `cannot` do it\n```text\nImportError: libcupti.so.12: cannot open\n```\n",
             &m,
@@ -224,11 +283,7 @@ mod tests {
 
     #[test]
     fn without_a_matching_line_the_first_prose_line_is_shown() {
-        let terms = matcher(&[("zzz", 1.0)]);
-        let m = Matcher {
-            terms: &terms,
-            prefix: None,
-        };
+        let m = matcher(&[("zzz", 1.0)]);
         let s = snippet("\n| a | b |\n|---|---|\n", &m, 80);
         assert_eq!(s.text, "a · b");
         assert!(s.highlights.is_empty());
@@ -237,11 +292,7 @@ mod tests {
     #[test]
     fn long_lines_are_cut_around_the_match() {
         let line = format!("{} needle {}", "word ".repeat(40), "tail ".repeat(40));
-        let terms = matcher(&[("needle", 1.0)]);
-        let m = Matcher {
-            terms: &terms,
-            prefix: None,
-        };
+        let m = matcher(&[("needle", 1.0)]);
         let s = snippet(&line, &m, 60);
         assert!(s.text.chars().count() <= 60, "{}", s.text);
         assert!(
@@ -255,11 +306,7 @@ mod tests {
 
     #[test]
     fn prefixes_match_and_control_characters_are_visible() {
-        let terms = HashMap::new();
-        let m = Matcher {
-            terms: &terms,
-            prefix: Some("cup"),
-        };
+        let m = Matcher::new(HashMap::new(), Some("cup".to_string()));
         let s = snippet("evil \u{1b}[31m CUPTI here", &m, 80);
         assert_eq!(s.text, "evil ^[[31m CUPTI here");
         assert_eq!(&s.text[s.highlights[0].clone()], "CUPTI");

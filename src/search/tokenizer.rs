@@ -166,7 +166,37 @@ fn words_of(text: &str, from: usize, to: usize) -> Vec<(usize, usize)> {
     out
 }
 
+/// True when a run of ASCII letters has a camel-case hump.
+fn has_hump(bytes: &[u8]) -> bool {
+    (1..bytes.len()).any(|i| {
+        let (prev, c) = (bytes[i - 1], bytes[i]);
+        (prev.is_ascii_lowercase() && c.is_ascii_uppercase())
+            || (prev.is_ascii_uppercase()
+                && c.is_ascii_uppercase()
+                && bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase))
+    })
+}
+
 fn split_chunk(text: &str, from: usize, to: usize, position: &mut usize, out: &mut Vec<Piece>) {
+    // Most chunks are plain words: one term, no tree to build.
+    let slice = &text[from..to];
+    if slice.bytes().all(|b| b.is_ascii_alphanumeric())
+        && !has_hump(slice.as_bytes())
+        && library_name(slice).is_none()
+    {
+        if slice.len() <= MAX_TERM_BYTES {
+            out.push(Piece {
+                text: slice.to_ascii_lowercase(),
+                from,
+                to,
+                position: *position,
+                words: 1,
+                whole: true,
+            });
+        }
+        *position += 1;
+        return;
+    }
     let words = words_of(text, from, to);
     if words.is_empty() {
         return;
