@@ -374,21 +374,21 @@ impl State {
         let mut builtin = false;
         let mut root_set = Vec::new();
         for doc in &corpus.documents {
-            builtin |= doc.origin.is_builtin();
-            if let Origin::Overlay { root, .. } = &doc.origin {
-                let root = roots.canonical(root);
-                if !root_set.contains(&root) {
-                    root_set.push(root);
+            let file = match &doc.origin {
+                Origin::Builtin => {
+                    builtin = true;
+                    File::Builtin(doc.text.as_bytes())
                 }
-            }
-            entry(
-                &mut fingerprint,
-                &mut roots,
-                &doc.path,
-                &doc.origin,
-                doc.stamp,
-                Some(doc.text.as_bytes()),
-            );
+                Origin::Overlay { root, .. } => {
+                    let root = roots.canonical(root);
+                    if !root_set.contains(&root) {
+                        root_set.push(root.clone());
+                    }
+                    entry(&mut fingerprint, &doc.path, File::Overlay(&root, doc.stamp));
+                    continue;
+                }
+            };
+            entry(&mut fingerprint, &doc.path, file);
         }
         let loaded = fingerprint.hex();
         State {
@@ -400,25 +400,32 @@ impl State {
 
     fn of_sources(sources: &SourceSet) -> State {
         let mut roots = Roots::default();
+        let canonical: Vec<String> = sources
+            .overlays
+            .iter()
+            .map(|r| roots.canonical(r))
+            .collect();
+        let mut used = vec![false; canonical.len()];
         let mut fingerprint = Hasher::new();
         let mut builtin = false;
-        let mut root_set = Vec::new();
         for file in sources.scan("md") {
-            builtin |= file.origin.is_builtin();
-            if let Origin::Overlay { root, .. } = &file.origin {
-                let root = roots.canonical(root);
-                if !root_set.contains(&root) {
-                    root_set.push(root);
+            let kind = match file.overlay {
+                None => {
+                    builtin = true;
+                    File::Builtin(file.bytes.unwrap_or_default())
                 }
+                Some(i) => {
+                    used[i] = true;
+                    File::Overlay(&canonical[i], file.stamp)
+                }
+            };
+            entry(&mut fingerprint, &file.rel, kind);
+        }
+        let mut root_set: Vec<String> = Vec::new();
+        for (root, used) in canonical.into_iter().zip(used) {
+            if used && !root_set.contains(&root) {
+                root_set.push(root);
             }
-            entry(
-                &mut fingerprint,
-                &mut roots,
-                &file.rel,
-                &file.origin,
-                file.stamp,
-                file.bytes,
-            );
         }
         State {
             key: key(builtin, root_set),
@@ -439,25 +446,26 @@ fn key(builtin: bool, mut roots: Vec<String>) -> String {
     h.hex()[..16].to_string()
 }
 
+/// What a fingerprint records of one file.
+enum File<'a> {
+    /// A built-in file's content.
+    Builtin(&'a [u8]),
+    /// An overlay file's canonical root and stamp.
+    Overlay(&'a str, Option<Stamp>),
+}
+
 /// Adds one file to a fingerprint: built-in files by content, overlay files
 /// by where they are, their size and their modification time.
-fn entry(
-    h: &mut Hasher,
-    roots: &mut Roots,
-    rel: &str,
-    origin: &Origin,
-    stamp: Option<Stamp>,
-    bytes: Option<&[u8]>,
-) {
+fn entry(h: &mut Hasher, rel: &str, file: File<'_>) {
     h.write(rel.as_bytes());
-    match origin {
-        Origin::Builtin => {
+    match file {
+        File::Builtin(bytes) => {
             h.write(b"B");
-            h.write(bytes.unwrap_or_default());
+            h.write(bytes);
         }
-        Origin::Overlay { root, .. } => {
+        File::Overlay(root, stamp) => {
             h.write(b"O");
-            h.write(roots.canonical(root).as_bytes());
+            h.write(root.as_bytes());
             let (size, modified) = stamp.map_or((u64::MAX, 0), |s| {
                 (s.size, s.modified.map_or(0, nanos_since_epoch))
             });
