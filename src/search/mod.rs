@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use tantivy::collector::TopDocs;
+use tantivy::postings::Postings;
 use tantivy::query::{
     BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, FuzzyTermQuery, Occur,
     PhraseQuery, Query, TermQuery, TermSetQuery,
@@ -253,56 +254,19 @@ impl SearchIndex {
                 }
             }
         }
-        let pairs: Vec<&[String; 2]> = parsed
-            .pairs
-            .iter()
-            .filter(|pair| {
-                pair.iter()
-                    .all(|w| terms.iter().any(|t| &t.term.text == w) || query::is_stop_word(w))
-            })
-            .collect();
         let strict = !parsed.phrases.is_empty();
         let pool = limit.max(RERANK_POOL);
-        let mut found = self.run(
-            &searcher,
-            &terms,
-            &pairs,
-            &parsed.phrases,
-            strict,
-            &filter,
-            pool,
-        )?;
+        let mut found = self.run(&searcher, &terms, &parsed.phrases, strict, &filter, pool)?;
         if found.is_empty() && strict {
-            found = self.run(
-                &searcher,
-                &terms,
-                &pairs,
-                &parsed.phrases,
-                false,
-                &filter,
-                pool,
-            )?;
+            found = self.run(&searcher, &terms, &parsed.phrases, false, &filter, pool)?;
         }
         if found.is_empty() && !parsed.terms.is_empty() {
             terms = self.fuzzy_terms(&searcher, &parsed.terms)?;
             if !terms.is_empty() {
-                found = self.run(&searcher, &terms, &[], &[], false, &filter, pool)?;
+                found = self.run(&searcher, &terms, &[], false, &filter, pool)?;
             }
         }
-        // Coordination: among the best candidates, a section that has more
-        // of the query's telling terms (weighted by rarity) moves up. BM25
-        // alone lets one frequent word in a short section beat every rare
-        // identifier of the error in a longer one.
-        let total: f32 = telling.iter().map(Known::weight).sum();
-        let mut ranked = found;
-        if total > 0.0 {
-            let covered = self.coverage(&searcher, &ranked, &telling)?;
-            for ((score, _), covered) in ranked.iter_mut().zip(covered) {
-                *score *= COVERAGE_FLOOR + (1.0 - COVERAGE_FLOOR) * covered / total;
-            }
-            ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        }
-        ranked.truncate(limit);
+        let ranked = self.rerank(&searcher, found, parsed, &telling, limit)?;
 
         // Snippet lines are chosen by the rarity-weighted terms they hold.
         let mut weights: HashMap<String, f32> = terms
@@ -322,6 +286,137 @@ impl SearchIndex {
                 Ok(self.hit(&doc, score, &matcher))
             })
             .collect()
+    }
+
+    /// Orders the best candidates by more than their words' BM25 scores:
+    ///
+    /// - word pairs of the query found side by side (an error message
+    ///   quoted verbatim) add to the score, like a phrase match would;
+    /// - the kind of file weighs in (a drop or the index describes files
+    ///   rather than explaining things);
+    /// - coordination: a section holding more of the query's telling terms,
+    ///   weighted by rarity, moves up. BM25 alone lets one frequent word in a
+    ///   short section beat every rare identifier of the error in a longer
+    ///   one.
+    ///
+    /// Done on a few dozen candidates from the postings lists, this costs
+    /// far less than scoring pairs over the whole index.
+    fn rerank(
+        &self,
+        searcher: &Searcher,
+        mut found: Vec<(f32, DocAddress)>,
+        parsed: &ParsedQuery,
+        telling: &[Known],
+        limit: usize,
+    ) -> tantivy::Result<Vec<(f32, DocAddress)>> {
+        let mut pairs = Vec::new();
+        for pair in &parsed.pairs {
+            let mut idf = 0.0;
+            for word in pair {
+                match telling.iter().find(|t| &t.term.text == word) {
+                    Some(k) => idf += k.idf,
+                    None if query::is_stop_word(word) => {
+                        let term = QueryTerm {
+                            text: word.clone(),
+                            weight: 1.0,
+                        };
+                        idf += self.known(searcher, term)?.map_or(0.0, |k| k.idf);
+                    }
+                    None => idf = f32::NAN,
+                }
+            }
+            if idf > 0.0 {
+                pairs.push((pair, idf));
+            }
+        }
+        let bonus = self.pair_bonus(searcher, &found, &pairs)?;
+        let total: f32 = telling.iter().map(Known::weight).sum();
+        let covered = if total > 0.0 {
+            self.coverage(searcher, &found, telling)?
+        } else {
+            vec![total; found.len()]
+        };
+        let readers = searcher.segment_readers();
+        let mut weights: Vec<Option<std::sync::Arc<dyn tantivy::columnar::ColumnValues<f64>>>> =
+            vec![None; readers.len()];
+        for (i, ((score, address), bonus)) in found.iter_mut().zip(bonus).enumerate() {
+            let segment = address.segment_ord as usize;
+            let column = weights[segment].get_or_insert_with(|| {
+                readers[segment]
+                    .fast_fields()
+                    .f64("weight")
+                    .map(|c| c.first_or_default_col(1.0))
+                    .unwrap_or_else(|_| {
+                        tantivy::columnar::Column::build_empty_column(0).first_or_default_col(1.0)
+                    })
+            });
+            let kind = column.get_val(address.doc_id) as f32;
+            let coordination = if total > 0.0 {
+                COVERAGE_FLOOR + (1.0 - COVERAGE_FLOOR) * covered[i] / total
+            } else {
+                1.0
+            };
+            *score = (*score + bonus) * kind * coordination;
+        }
+        found.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        found.truncate(limit);
+        Ok(found)
+    }
+
+    /// For each candidate, `PAIR_BOOST` times the pair's rarity for every
+    /// field where a pair of query words stands side by side.
+    fn pair_bonus(
+        &self,
+        searcher: &Searcher,
+        candidates: &[(f32, DocAddress)],
+        pairs: &[(&[String; 2], f32)],
+    ) -> tantivy::Result<Vec<f32>> {
+        let mut bonus = vec![0.0; candidates.len()];
+        let mut order: Vec<usize> = (0..candidates.len()).collect();
+        order.sort_by_key(|&i| candidates[i].1);
+        let (mut first, mut second) = (Vec::new(), Vec::new());
+        for (segment_ord, segment) in searcher.segment_readers().iter().enumerate() {
+            let mine: Vec<usize> = order
+                .iter()
+                .copied()
+                .filter(|&i| candidates[i].1.segment_ord as usize == segment_ord)
+                .collect();
+            if mine.is_empty() {
+                continue;
+            }
+            for (pair, idf) in pairs {
+                for field in self.fields.phrased() {
+                    let inverted = segment.inverted_index(field)?;
+                    let read = |word: &str| {
+                        inverted.read_postings(
+                            &Term::from_field_text(field, word),
+                            IndexRecordOption::WithFreqsAndPositions,
+                        )
+                    };
+                    let (Some(mut a), Some(mut b)) = (read(&pair[0])?, read(&pair[1])?) else {
+                        continue;
+                    };
+                    for &i in &mine {
+                        let doc = candidates[i].1.doc_id;
+                        if a.doc() < doc {
+                            a.seek(doc);
+                        }
+                        if b.doc() < doc {
+                            b.seek(doc);
+                        }
+                        if a.doc() != doc || b.doc() != doc {
+                            continue;
+                        }
+                        a.positions(&mut first);
+                        b.positions(&mut second);
+                        if first.iter().any(|p| second.binary_search(&(p + 1)).is_ok()) {
+                            bonus[i] += PAIR_BOOST * idf;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(bonus)
     }
 
     /// For each candidate, the summed weight of the `terms` it contains in
@@ -518,12 +613,10 @@ impl SearchIndex {
         Ok(Filter::Clauses(clauses))
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn run(
         &self,
         searcher: &Searcher,
         terms: &[Known],
-        pairs: &[&[String; 2]],
         phrases: &[Vec<String>],
         strict: bool,
         filter: &[Box<dyn Query>],
@@ -533,7 +626,8 @@ impl SearchIndex {
         // One flat union of (term, field) clauses: the sum over fields, each
         // boosted. (A disjunction-max per term scores about the same here and
         // costs a union buffer per term.)
-        for known in terms {
+        let term_clauses = |known: &Known| {
+            let mut out: Vec<(Occur, Box<dyn Query>)> = Vec::new();
             for (f, field) in self.fields.searched().into_iter().enumerate() {
                 if known.fields[f] {
                     let q = TermQuery::new(
@@ -541,20 +635,28 @@ impl SearchIndex {
                         IndexRecordOption::WithFreqs,
                     );
                     let boost = FIELD_BOOSTS[f] * known.term.weight;
-                    clauses.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost))));
+                    out.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost))));
                 }
             }
-        }
-        for pair in pairs {
-            for field in self.fields.phrased() {
-                let q = PhraseQuery::new_with_offset(vec![
-                    (0, Term::from_field_text(field, &pair[0])),
-                    (1, Term::from_field_text(field, &pair[1])),
-                ]);
-                clauses.push((
-                    Occur::Should,
-                    Box::new(BoostQuery::new(Box::new(q), PAIR_BOOST)),
-                ));
+            out
+        };
+        // Common words only score sections that have a rarer word of the
+        // query: walking the long postings lists of `file` or `cuda` for
+        // every section of a big corpus would cost more than the rest of the
+        // query, and a section with nothing but common words ranks low anyway.
+        let rare_idf = rare_idf(searcher.num_docs());
+        let (rare, common): (Vec<&Known>, Vec<&Known>) =
+            terms.iter().partition(|k| k.idf >= rare_idf);
+        if rare.is_empty() || common.is_empty() {
+            for known in terms {
+                clauses.extend(term_clauses(known));
+            }
+        } else {
+            let any_rare: Vec<(Occur, Box<dyn Query>)> =
+                rare.iter().flat_map(|k| term_clauses(k)).collect();
+            clauses.push((Occur::Must, Box::new(BooleanQuery::new(any_rare))));
+            for known in common {
+                clauses.extend(term_clauses(known));
             }
         }
         for phrase in phrases {
@@ -572,18 +674,9 @@ impl SearchIndex {
             return Ok(Vec::new());
         }
         let query = BooleanQuery::new(clauses);
-        let collector =
-            TopDocs::with_limit(limit).tweak_score(move |segment: &tantivy::SegmentReader| {
-                let weights = segment
-                    .fast_fields()
-                    .f64("weight")
-                    .map(|c| c.first_or_default_col(1.0))
-                    .ok();
-                move |doc, score: f32| match &weights {
-                    Some(w) => score * w.get_val(doc) as f32,
-                    None => score,
-                }
-            });
+        // By score alone, so tantivy can skip blocks that cannot make the
+        // cut; the kind of file weighs in when re-ranking.
+        let collector = TopDocs::with_limit(limit).order_by_score();
         searcher.search(&query, &collector)
     }
 
@@ -656,6 +749,17 @@ impl Known {
     fn weight(&self) -> f32 {
         self.term.weight * self.idf
     }
+}
+
+/// Terms in fewer than this share of sections are rare enough to pick
+/// candidates; more common ones only add to the score of those.
+const RARE_SHARE: f32 = 0.2;
+
+/// The inverse document frequency of a term in `RARE_SHARE` of `sections`.
+fn rare_idf(sections: u64) -> f32 {
+    let n = sections.max(1) as f32;
+    let df = (n * RARE_SHARE).max(1.0);
+    (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
 }
 
 enum Filter {
