@@ -26,6 +26,7 @@ pub mod corpus;
 pub mod decide;
 pub mod diagnostic;
 pub mod markdown;
+pub mod search;
 pub mod sources;
 pub mod text;
 pub mod theme;
