@@ -10,6 +10,7 @@
 //! Document / Corpus             corpus      (the only Markdown structure parser)
 //!        │
 //!        ├──► check             lore check
+//!        ├──► search            section index, cached on disk (lore search, lore index)
 //!        ▼
 //! CLI verbs / TUI               commands
 //! ```
