@@ -86,8 +86,26 @@ fn report(name: &str, corpus: &Corpus, index: &SearchIndex, build: Duration, que
     );
 }
 
+/// A 10 KB `docker build` log ending in an apt error, as a user would paste it.
+fn pasted_log() -> String {
+    let mut log = String::new();
+    let mut i = 0;
+    while log.len() < 10_000 {
+        log.push_str(&format!(
+            "#11 {i}.{:03} Get:{i} http://archive.ubuntu.com/ubuntu jammy/main amd64 libpackage{i} amd64 1.{i}-1 [{} kB]\n",
+            i * 7 % 1000,
+            i * 13 % 900
+        ));
+        i += 1;
+    }
+    log.push_str("#11 95.21 E: Unable to locate package libcupti-dev-12-4\n");
+    log.push_str("#11 ERROR: process \"/bin/sh -c apt-get install -y libcupti-dev-12-4\" did not complete successfully: exit code: 100\n");
+    log
+}
+
 fn bench(c: &mut Criterion) {
     let queries = queries();
+    let log = pasted_log();
     let corpus = shipped();
 
     let mut group = c.benchmark_group("build");
@@ -106,6 +124,9 @@ fn bench(c: &mut Criterion) {
         let started = Instant::now();
         let (index, _) = SearchIndex::build_in_memory(corpus).expect("builds");
         report(name, corpus, &index, started.elapsed(), &queries);
+        group.bench_function(format!("{name}/pasted-10k-log"), |b| {
+            b.iter(|| index.query(black_box(&log), 10))
+        });
         let mut next = 0;
         group.bench_function(name.as_str(), |b| {
             b.iter(|| {

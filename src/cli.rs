@@ -129,8 +129,9 @@ pub struct SearchArgs {
     pub kind: Option<String>,
 
     /// Words, an error line, or `-` to read the query (a pasted log) from stdin.
-    /// `"quoted phrases"`, `kind:drop` and `path:cuda/` work inside the query
-    #[arg(required = true, value_name = "QUERY", allow_hyphen_values = true)]
+    /// `"quoted phrases"`, `kind:drop` and `path:cuda/` work inside the query;
+    /// put `--` before a query that starts with `-`
+    #[arg(required = true, value_name = "QUERY")]
     pub query: Vec<String>,
 }
 

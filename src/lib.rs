@@ -12,6 +12,7 @@
 //!        ├──► check             lore check
 //!        ├──► decide            decision trees, validated against the corpus
 //!        ├──► markdown          Document + width + theme -> styled lines (pure)
+//!        ├──► search            section index, cached on disk (lore search, lore index)
 //!        ▼
 //! CLI verbs / TUI               commands
 //! ```

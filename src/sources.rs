@@ -183,24 +183,16 @@ impl SourceSet {
                 &mut Vec::new(),
                 &mut found,
             );
-            for file in found {
-                let meta = match file.meta {
-                    Some(meta) => meta,
-                    // A file that cannot be stat'ed is one `collect` skips too.
-                    None => match file.entry.metadata() {
-                        Ok(meta) => meta,
-                        Err(_) => continue,
-                    },
-                };
-                files.push(ScannedFile {
-                    rel: file.rel,
-                    overlay: Some(index),
-                    stamp: Some(Stamp {
-                        size: meta.len(),
-                        modified: meta.modified().ok(),
-                    }),
-                    bytes: None,
-                });
+            for (rel, stamp) in stamps(found) {
+                // A file that cannot be stat'ed is one `collect` skips too.
+                if let Some(stamp) = stamp {
+                    files.push(ScannedFile {
+                        rel,
+                        overlay: Some(index),
+                        stamp: Some(stamp),
+                        bytes: None,
+                    });
+                }
             }
         }
         // Later sources shadow earlier ones: keep the last of each path.
@@ -388,6 +380,47 @@ fn walk_canonical(
             found.push(Found { rel, entry, meta });
         }
     }
+}
+
+/// The size and modification time of each found file. A stat costs about a
+/// microsecond and a big overlay has thousands of files, so they are split
+/// between threads when there are enough to pay for starting them.
+fn stamps(found: Vec<Found>) -> Vec<(String, Option<Stamp>)> {
+    fn stamp(file: Found) -> (String, Option<Stamp>) {
+        let meta = match file.meta {
+            Some(meta) => Some(meta),
+            None => file.entry.metadata().ok(),
+        };
+        let stamp = meta.map(|m| Stamp {
+            size: m.len(),
+            modified: m.modified().ok(),
+        });
+        (file.rel, stamp)
+    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    if threads < 2 || found.len() < 2_000 {
+        return found.into_iter().map(stamp).collect();
+    }
+    let per_thread = found.len().div_ceil(threads);
+    let mut parts: Vec<Vec<Found>> = Vec::new();
+    let mut rest = found.into_iter();
+    loop {
+        let part: Vec<Found> = rest.by_ref().take(per_thread).collect();
+        if part.is_empty() {
+            break;
+        }
+        parts.push(part);
+    }
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = parts
+            .into_iter()
+            .map(|part| scope.spawn(move || part.into_iter().map(stamp).collect::<Vec<_>>()))
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    })
 }
 
 /// Reads one overlay file, or reports why it cannot be used.

@@ -410,6 +410,13 @@ fn nonsense_and_empty_queries_give_nothing_without_failing() {
     ] {
         let _ = index.query(odd, 10);
     }
+    // One enormous line, as from a long linker command.
+    let long = format!(
+        "{} libcupti.so.12",
+        "0x7ffe12345678 /usr/lib/x86_64-linux-gnu/libfoo.so ".repeat(400)
+    );
+    assert!(long.len() > 20_000);
+    assert!(!index.query(&long, 5).is_empty());
 }
 
 mod random_queries {

@@ -75,6 +75,27 @@ fn json_output_has_the_documented_fields() {
 }
 
 #[test]
+fn flags_go_before_or_after_the_query_and_dashes_after_two_dashes() {
+    let home = home();
+    let out = lore(&home)
+        .args(["search", "cupti", "--json", "-n", "2"])
+        .output()
+        .unwrap();
+    let hits: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(hits.as_array().unwrap().len(), 2);
+    let out = lore(&home)
+        .args(["search", "-n", "1", "--", "--mount=type=cache"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        stdout_of(&out).contains("--mount=type=cache"),
+        "{}",
+        stdout_of(&out)
+    );
+}
+
+#[test]
 fn no_match_exits_1_like_grep() {
     let home = home();
     let out = lore(&home).args(["search", "qqqqxzzzv"]).output().unwrap();

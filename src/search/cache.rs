@@ -37,6 +37,8 @@ use crate::sources::{Origin, SourceSet, Stamp};
 const MANIFEST: &str = "lore-manifest.json";
 const CURRENT: &str = "current";
 const LOCK: &str = "build.lock";
+/// How long to wait for another process's build before building in memory.
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(60);
 /// Indexes up to this size have every file's checksum verified on open; it
 /// costs well under a millisecond. Bigger ones are only checked for missing
 /// or resized files, so that a search does not read the whole index.
@@ -228,9 +230,7 @@ fn build_cached(
         .write(true)
         .open(&lock_path)
         .map_err(|e| CacheError::io(&lock_path, e))?;
-    // Without lock support (some network file systems) builds may overlap;
-    // each still writes its own generation, so that only costs time.
-    let locked = lock.lock().is_ok();
+    let locked = wait_for_lock(&lock)?;
     if !options.rebuild
         && let Some(found) = open_current(dir, state, options.verify)
     {
@@ -313,6 +313,25 @@ fn build_generation(
     Ok((index, fields, stats))
 }
 
+/// Takes the build lock, waiting while another lore builds (then its index
+/// is used). Without lock support (some network file systems) builds may
+/// overlap; each writes its own generation, so that only costs time. A lock
+/// held for longer than a build could take means a stuck process: give up on
+/// the cache rather than hang.
+fn wait_for_lock(lock: &fs::File) -> Result<bool, CacheError> {
+    let started = Instant::now();
+    loop {
+        match lock.try_lock() {
+            Ok(()) => return Ok(true),
+            Err(fs::TryLockError::WouldBlock) if started.elapsed() < LOCK_PATIENCE => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(fs::TryLockError::WouldBlock) => return Err(CacheError::Busy),
+            Err(fs::TryLockError::Error(_)) => return Ok(false),
+        }
+    }
+}
+
 /// Removes generations other than `keep`, and pending `current` files left
 /// by crashed builds. Called with the build lock held, so no build is
 /// writing them; a reader that still has an old generation open keeps its
@@ -347,6 +366,8 @@ fn generation_name() -> String {
 
 #[derive(Debug, thiserror::Error)]
 enum CacheError {
+    #[error("another lore has been building this index for over {} s", LOCK_PATIENCE.as_secs())]
+    Busy,
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,

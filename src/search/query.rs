@@ -26,8 +26,9 @@ pub const NUMBER_PART_WEIGHT: f32 = 0.15;
 const MAX_PAIRS: usize = 24;
 /// Pasted logs are cut to this many lines before tokenizing.
 const MAX_LOG_LINES: usize = 12;
-/// And each line to this many bytes.
-const MAX_LINE_BYTES: usize = 600;
+/// A longer line keeps its start and its end (an error message is usually at
+/// one or the other of a long compiler or linker line).
+const MAX_LINE_BYTES: usize = 4_000;
 
 /// One term to look for.
 #[derive(Debug, Clone, PartialEq)]
@@ -278,7 +279,7 @@ fn pick_log_lines<'a>(lines: &[&'a str]) -> Vec<&'a str> {
 /// prefixes. What is left is the message in the user's words.
 pub fn clean_line(line: &str) -> String {
     let line = strip_escapes(line);
-    let mut line = truncate(&line, MAX_LINE_BYTES).trim().to_string();
+    let mut line = shorten(&line, MAX_LINE_BYTES).trim().to_string();
     // Leading markers, repeatedly: `#12 3.402 `, `=> ERROR [builder 3/7] `,
     // `Step 3/12 : `, `[ 45%] `, `[123/456] `, `>>> `.
     loop {
@@ -307,15 +308,20 @@ pub fn clean_line(line: &str) -> String {
     out.join(" ")
 }
 
-fn truncate(text: &str, max: usize) -> &str {
+/// `text` if it fits in `max` bytes, else its first and last `max / 2`.
+fn shorten(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
     if text.len() <= max {
-        return text;
+        return text.into();
     }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
+    let mut head = max / 2;
+    while !text.is_char_boundary(head) {
+        head -= 1;
     }
-    &text[..end]
+    let mut tail = text.len() - max / 2;
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!("{} {}", &text[..head], &text[tail..]).into()
 }
 
 /// ANSI escape sequences (colours, cursor moves) from pasted coloured output.
@@ -664,6 +670,20 @@ mod tests {
         assert_eq!(
             clean_line("expandable_segments:True"),
             "expandable_segments:True"
+        );
+    }
+
+    #[test]
+    fn a_very_long_line_keeps_its_start_and_end() {
+        let line = format!(
+            "gcc {} fatal error: cuda_runtime.h: No such file",
+            "-Iinclude ".repeat(1000)
+        );
+        let q = parse(&line);
+        let texts = term_texts(&q);
+        assert!(
+            texts.contains(&"gcc") && texts.contains(&"cuda_runtime.h"),
+            "{texts:?}"
         );
     }
 
