@@ -48,6 +48,10 @@ pub enum Command {
     Decide(DecideArgs),
     /// Print a document, or one section of it, rendered for the terminal
     Show(ShowArgs),
+    /// Find the sections that explain an error line or answer a few words; exit 1 if none
+    Search(SearchArgs),
+    /// Build the search index if it is stale (or always, with --rebuild) and print its size
+    Index(IndexArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -108,6 +112,34 @@ fn parse_answer(s: &str) -> Result<(String, String), String> {
         }
         _ => Err(format!("expected QUESTION=OPTION, got `{s}`")),
     }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct SearchArgs {
+    /// Show at most N hits
+    #[arg(long, short = 'n', value_name = "N", default_value_t = 10)]
+    pub limit: usize,
+
+    /// Print the hits as a JSON array
+    #[arg(long)]
+    pub json: bool,
+
+    /// Only search files of this kind
+    #[arg(long, value_name = "KIND", value_parser = ["knowledge", "drop", "index"])]
+    pub kind: Option<String>,
+
+    /// Words, an error line, or `-` to read the query (a pasted log) from stdin.
+    /// `"quoted phrases"`, `kind:drop` and `path:cuda/` work inside the query;
+    /// put `--` before a query that starts with `-`
+    #[arg(required = true, value_name = "QUERY")]
+    pub query: Vec<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct IndexArgs {
+    /// Rebuild even if the index is up to date
+    #[arg(long)]
+    pub rebuild: bool,
 }
 
 impl Cli {

@@ -12,6 +12,7 @@
 //!        ├──► check             lore check
 //!        ├──► decide            decision trees, validated against the corpus
 //!        ├──► markdown          Document + width + theme -> styled lines (pure)
+//!        ├──► search            section index, cached on disk (lore search, lore index)
 //!        ▼
 //! CLI verbs / TUI               commands, tui
 //! ```
@@ -26,6 +27,7 @@ pub mod corpus;
 pub mod decide;
 pub mod diagnostic;
 pub mod markdown;
+pub mod search;
 pub mod sources;
 pub mod text;
 pub mod theme;

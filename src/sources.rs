@@ -126,17 +126,119 @@ impl SourceSet {
             collect_embedded(dir, extension, &mut files, &mut warnings);
         }
         for root in &self.overlays {
-            let mut seen = HashSet::new();
-            collect_dir(root, root, extension, &mut seen, &mut files, &mut warnings);
+            let mut found = Vec::new();
+            walk_dir(
+                root,
+                "",
+                extension,
+                &mut HashSet::new(),
+                &mut warnings,
+                &mut found,
+            );
+            for file in found {
+                let path = file.entry.path();
+                let meta = match file.meta {
+                    Some(meta) => Ok(meta),
+                    None => file.entry.metadata(),
+                };
+                let meta = match meta {
+                    Ok(meta) => meta,
+                    Err(err) => {
+                        warnings.push(Diagnostic::warning(
+                            path.display().to_string(),
+                            None,
+                            format!("cannot read, skipped: {err}"),
+                        ));
+                        continue;
+                    }
+                };
+                if let Some(file) = read_overlay_file(root, file.rel, &path, &meta, &mut warnings) {
+                    files.insert(file.rel.clone(), file);
+                }
+            }
         }
         (files.into_values().collect(), warnings)
+    }
+
+    /// The files `collect` would read, found without reading them: relative
+    /// path, origin and, for overlay files, size and modification time; for
+    /// built-in files, their embedded bytes. Sorted by path, shadowing applied.
+    /// It walks the folders exactly as `collect` does (same hidden-file,
+    /// extension and symlink rules), so a cache keyed on it stays in step with
+    /// what `collect` loads. Files `collect` would skip for not being UTF-8
+    /// (and overlay files too big to read) are still listed: only reading
+    /// them could tell.
+    pub fn scan(&self, extension: &str) -> Vec<ScannedFile> {
+        let mut files: Vec<ScannedFile> = Vec::new();
+        if let Some(dir) = self.builtin {
+            scan_embedded(dir, extension, &mut files);
+        }
+        for (index, root) in self.overlays.iter().enumerate() {
+            let mut found = Vec::new();
+            walk_dir(
+                root,
+                "",
+                extension,
+                &mut HashSet::new(),
+                &mut Vec::new(),
+                &mut found,
+            );
+            for (rel, stamp) in stamps(found) {
+                // A file that cannot be stat'ed is one `collect` skips too.
+                if let Some(stamp) = stamp {
+                    files.push(ScannedFile {
+                        rel,
+                        overlay: Some(index),
+                        stamp: Some(stamp),
+                        bytes: None,
+                    });
+                }
+            }
+        }
+        // Later sources shadow earlier ones: keep the last of each path.
+        files.reverse();
+        files.sort_by(|a, b| a.rel.cmp(&b.rel));
+        files.dedup_by(|later, kept| later.rel == kept.rel);
+        files
+    }
+}
+
+/// One file found by `SourceSet::scan`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScannedFile {
+    pub rel: String,
+    /// Index of its folder in `SourceSet::overlays`; `None` if built in.
+    pub overlay: Option<usize>,
+    /// Size and modification time, for overlay files.
+    pub stamp: Option<Stamp>,
+    /// The bytes, for built-in files (they are in the binary, so this is
+    /// free), without a byte-order mark: what `collect` decodes.
+    pub bytes: Option<&'static [u8]>,
+}
+
+fn scan_embedded(dir: &'static Dir<'static>, extension: &str, files: &mut Vec<ScannedFile>) {
+    for file in dir.files() {
+        let rel = file.path().to_string_lossy().replace('\\', "/");
+        let bytes = file.contents();
+        if !has_extension(&rel, extension) || is_hidden(&rel) || bytes.len() as u64 > MAX_FILE_BYTES
+        {
+            continue;
+        }
+        files.push(ScannedFile {
+            rel,
+            overlay: None,
+            stamp: None,
+            bytes: Some(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes)),
+        });
+    }
+    for sub in dir.dirs() {
+        scan_embedded(sub, extension, files);
     }
 }
 
 fn has_extension(name: &str, extension: &str) -> bool {
-    Path::new(name)
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case(extension))
+    name.rsplit_once('.')
+        .is_some_and(|(stem, ext)| !stem.is_empty() && ext.eq_ignore_ascii_case(extension))
 }
 
 fn collect_embedded(
@@ -174,18 +276,45 @@ fn is_hidden(rel: &str) -> bool {
     rel.split('/').any(|part| part.starts_with('.'))
 }
 
-fn collect_dir(
-    root: &Path,
+/// A candidate file found by `walk_dir`: its id and folder entry, and its
+/// metadata if it was reached through a symlink (which had to be followed).
+struct Found {
+    rel: String,
+    entry: fs::DirEntry,
+    meta: Option<fs::Metadata>,
+}
+
+/// Walks an overlay folder in name order and lists every non-hidden file
+/// ending in `.{extension}`, with ids relative to the overlay root
+/// (`rel_dir` is the folder's own id, empty for the root). Folder entries
+/// say what they are, so only symlinks are stat'ed here.
+fn walk_dir(
     dir: &Path,
+    rel_dir: &str,
     extension: &str,
     seen: &mut HashSet<PathBuf>,
-    files: &mut BTreeMap<String, SourceFile>,
     warnings: &mut Vec<Diagnostic>,
+    found: &mut Vec<Found>,
+) {
+    let canonical = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    walk_canonical(dir, &canonical, rel_dir, extension, seen, warnings, found);
+}
+
+/// `walk_dir` for a folder whose canonical path is known: a real sub-folder's
+/// is its parent's joined with its name, so only the root and symlinked
+/// folders need resolving.
+fn walk_canonical(
+    dir: &Path,
+    canonical: &Path,
+    rel_dir: &str,
+    extension: &str,
+    seen: &mut HashSet<PathBuf>,
+    warnings: &mut Vec<Diagnostic>,
+    found: &mut Vec<Found>,
 ) {
     // Canonical paths of folders already walked: a symlink back up the tree is
     // reported once instead of recursing forever.
-    let canonical = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    if !seen.insert(canonical) {
+    if !seen.insert(canonical.to_path_buf()) {
         warnings.push(Diagnostic::warning(
             dir.display().to_string(),
             None,
@@ -204,84 +333,140 @@ fn collect_dir(
             return;
         }
     };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
+    let mut entries: Vec<(std::ffi::OsString, fs::DirEntry)> = entries
+        .filter_map(Result::ok)
+        .map(|e| (e.file_name(), e))
+        .collect();
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    for (os_name, entry) in entries {
+        let name = os_name.to_string_lossy();
         if name.starts_with('.') {
             continue;
         }
-        let path = entry.path();
-        // fs::metadata follows symlinks, so linked files and folders count.
-        let meta = match fs::metadata(&path) {
-            Ok(meta) => meta,
-            Err(err) => {
-                warnings.push(Diagnostic::warning(
-                    path.display().to_string(),
-                    None,
-                    format!("cannot read, skipped: {err}"),
-                ));
-                continue;
+        let mut linked = true;
+        let (is_dir, is_file, meta) = match entry.file_type() {
+            Ok(kind) if !kind.is_symlink() => {
+                linked = false;
+                (kind.is_dir(), kind.is_file(), None)
             }
+            // Symlinked files and folders count: follow the link.
+            _ => match fs::metadata(entry.path()) {
+                Ok(meta) => (meta.is_dir(), meta.is_file(), Some(meta)),
+                Err(err) => {
+                    warnings.push(Diagnostic::warning(
+                        entry.path().display().to_string(),
+                        None,
+                        format!("cannot read, skipped: {err}"),
+                    ));
+                    continue;
+                }
+            },
         };
-        if meta.is_dir() {
-            collect_dir(root, &path, extension, seen, files, warnings);
+        let wanted = is_file && has_extension(&name, extension);
+        if !is_dir && !wanted {
             continue;
         }
-        if !meta.is_file() || !has_extension(&name, extension) {
-            continue;
-        }
-        let rel = relative_id(root, &path);
-        if meta.len() > MAX_FILE_BYTES {
-            warnings.push(Diagnostic::warning(
-                rel,
-                None,
-                format!(
-                    "file is {} bytes, over the {} MiB limit, skipped",
-                    meta.len(),
-                    MAX_FILE_BYTES / 1024 / 1024
-                ),
-            ));
-            continue;
-        }
-        let bytes = match fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(err) => {
-                warnings.push(Diagnostic::warning(
-                    rel,
-                    None,
-                    format!("cannot read, skipped: {err}"),
-                ));
-                continue;
-            }
+        let rel = if rel_dir.is_empty() {
+            name.into_owned()
+        } else {
+            format!("{rel_dir}/{name}")
         };
-        if let Some(text) = decode(&rel, &bytes, warnings) {
-            files.insert(
-                rel.clone(),
-                SourceFile {
-                    rel,
-                    origin: Origin::Overlay {
-                        root: root.to_path_buf(),
-                        file: path.clone(),
-                    },
-                    text,
-                    stamp: Some(Stamp {
-                        size: meta.len(),
-                        modified: meta.modified().ok(),
-                    }),
-                },
-            );
+        if is_dir && linked {
+            walk_dir(&entry.path(), &rel, extension, seen, warnings, found);
+        } else if is_dir {
+            let sub = canonical.join(&os_name);
+            walk_canonical(&entry.path(), &sub, &rel, extension, seen, warnings, found);
+        } else {
+            found.push(Found { rel, entry, meta });
         }
     }
 }
 
-fn relative_id(root: &Path, path: &Path) -> String {
-    let rel = path.strip_prefix(root).unwrap_or(path);
-    rel.components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/")
+/// The size and modification time of each found file. A stat costs about a
+/// microsecond and a big overlay has thousands of files, so they are split
+/// between threads when there are enough to pay for starting them.
+fn stamps(found: Vec<Found>) -> Vec<(String, Option<Stamp>)> {
+    fn stamp(file: Found) -> (String, Option<Stamp>) {
+        let meta = match file.meta {
+            Some(meta) => Some(meta),
+            None => file.entry.metadata().ok(),
+        };
+        let stamp = meta.map(|m| Stamp {
+            size: m.len(),
+            modified: m.modified().ok(),
+        });
+        (file.rel, stamp)
+    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    if threads < 2 || found.len() < 2_000 {
+        return found.into_iter().map(stamp).collect();
+    }
+    let per_thread = found.len().div_ceil(threads);
+    let mut parts: Vec<Vec<Found>> = Vec::new();
+    let mut rest = found.into_iter();
+    loop {
+        let part: Vec<Found> = rest.by_ref().take(per_thread).collect();
+        if part.is_empty() {
+            break;
+        }
+        parts.push(part);
+    }
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = parts
+            .into_iter()
+            .map(|part| scope.spawn(move || part.into_iter().map(stamp).collect::<Vec<_>>()))
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    })
+}
+
+/// Reads one overlay file, or reports why it cannot be used.
+fn read_overlay_file(
+    root: &Path,
+    rel: String,
+    path: &Path,
+    meta: &fs::Metadata,
+    warnings: &mut Vec<Diagnostic>,
+) -> Option<SourceFile> {
+    if meta.len() > MAX_FILE_BYTES {
+        warnings.push(Diagnostic::warning(
+            rel,
+            None,
+            format!(
+                "file is {} bytes, over the {} MiB limit, skipped",
+                meta.len(),
+                MAX_FILE_BYTES / 1024 / 1024
+            ),
+        ));
+        return None;
+    }
+    let bytes = match fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(err) => {
+            warnings.push(Diagnostic::warning(
+                rel,
+                None,
+                format!("cannot read, skipped: {err}"),
+            ));
+            return None;
+        }
+    };
+    let text = decode(&rel, &bytes, warnings)?;
+    Some(SourceFile {
+        rel,
+        origin: Origin::Overlay {
+            root: root.to_path_buf(),
+            file: path.to_path_buf(),
+        },
+        text,
+        stamp: Some(Stamp {
+            size: meta.len(),
+            modified: meta.modified().ok(),
+        }),
+    })
 }
 
 /// UTF-8 text or a warning naming the line of the first bad byte.

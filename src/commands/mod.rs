@@ -3,6 +3,8 @@
 
 mod check;
 mod decide;
+mod index;
+mod search;
 mod show;
 mod tui;
 
@@ -30,6 +32,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Check) => check::run(&settings),
         Some(Command::Decide(args)) => decide::run(&settings, &args),
         Some(Command::Show(args)) => show::run(&settings, &args),
+        Some(Command::Search(args)) => search::run(&settings, &args),
+        Some(Command::Index(args)) => index::run(&settings, &args),
         None => tui::run(&settings),
     };
     match result {

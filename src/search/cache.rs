@@ -1,0 +1,628 @@
+//! The on-disk index cache: one index per set of knowledge sources, under
+//! `<cache dir>/search/v<schema>-<key>/`, rebuilt whenever a file is added,
+//! removed or changed.
+//!
+//! - The *key* names the set of sources: whether built-in knowledge is in it
+//!   and which overlay folders (canonical paths) contribute files.
+//! - The *fingerprint* says what they hold: each built-in file's path and
+//!   content hash, each overlay file's path, size and modification time. It
+//!   is recorded in a manifest beside the index; a different fingerprint
+//!   means a rebuild.
+//! - Builds go into a fresh `gen-*` folder; a `current` file names the live
+//!   one and is replaced by an atomic rename, so a crash never leaves a half
+//!   index in use. Builders take a file lock so two `lore` processes never
+//!   build the same index at once (the second waits, then uses the first's).
+//! - A damaged index (missing or resized files, unreadable meta, bad
+//!   checksums where checked) is rebuilt. A cache folder that cannot be
+//!   written gives an in-memory index and one warning.
+//!
+//! This module decides where indexes live and whether they are fresh; it
+//! does not know what is in them.
+
+use std::collections::HashMap;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use tantivy::Index;
+
+use super::schema::{self, SCHEMA_VERSION};
+use super::{BuildStats, IndexReport, OpenOptions, SearchError, SearchIndex};
+use crate::corpus::Corpus;
+use crate::diagnostic::Diagnostic;
+use crate::sources::{Origin, SourceSet, Stamp};
+
+const MANIFEST: &str = "lore-manifest.json";
+const CURRENT: &str = "current";
+const LOCK: &str = "build.lock";
+/// How long to wait for another process's build before building in memory.
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(60);
+/// Indexes up to this size have every file's checksum verified on open; it
+/// costs well under a millisecond. Bigger ones are only checked for missing
+/// or resized files, so that a search does not read the whole index.
+const VERIFY_BELOW_BYTES: u64 = 8 << 20;
+
+/// Where the knowledge comes from.
+pub(super) enum Source<'a> {
+    Corpus(&'a Corpus),
+    Sources(&'a SourceSet),
+}
+
+/// What the sources hold now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct State {
+    key: String,
+    /// Fingerprint of the files a corpus loaded.
+    loaded: Option<String>,
+    /// Fingerprint of every file the sources list, loadable or not.
+    all: Option<String>,
+}
+
+/// Recorded beside each index.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Manifest {
+    schema: u32,
+    loaded: String,
+    all: Option<String>,
+    documents: usize,
+    sections: usize,
+    bytes: u64,
+    /// Every index file and its size.
+    files: Vec<(String, u64)>,
+}
+
+impl Manifest {
+    fn fresh_for(&self, state: &State) -> bool {
+        self.schema == SCHEMA_VERSION
+            && (state.loaded.as_ref() == Some(&self.loaded)
+                || (state.all.is_some() && state.all == self.all))
+    }
+}
+
+pub(super) fn open(
+    source: Source<'_>,
+    cache_dir: Option<&Path>,
+    mut options: OpenOptions<'_>,
+) -> Result<(SearchIndex, IndexReport), SearchError> {
+    let Some(cache_dir) = cache_dir else {
+        let owned;
+        let corpus = match source {
+            Source::Corpus(c) => c,
+            Source::Sources(s) => {
+                owned = Corpus::load(s);
+                &owned
+            }
+        };
+        return SearchIndex::build_in_memory_with(corpus, options.progress.as_deref_mut());
+    };
+    let state = match source {
+        Source::Corpus(corpus) => State::of_corpus(corpus),
+        Source::Sources(sources) => State::of_sources(sources),
+    };
+    let dir = cache_dir
+        .join("search")
+        .join(format!("v{SCHEMA_VERSION}-{}", state.key));
+    if !options.rebuild
+        && let Some(found) = open_current(&dir, &state, options.verify)
+    {
+        return Ok(found);
+    }
+    let owned;
+    let corpus = match source {
+        Source::Corpus(c) => c,
+        Source::Sources(s) => {
+            owned = Corpus::load(s);
+            &owned
+        }
+    };
+    match build_cached(&dir, corpus, &state, &mut options) {
+        Ok(found) => Ok(found),
+        Err(err) => {
+            log::warn!("search cache {}: {err}", dir.display());
+            let (index, mut report) =
+                SearchIndex::build_in_memory_with(corpus, options.progress.as_deref_mut())?;
+            report.warnings.push(Diagnostic::warning(
+                cache_dir.display().to_string(),
+                None,
+                format!(
+                    "cannot use the search cache ({err}); searching an in-memory index, rebuilt on every run"
+                ),
+            ));
+            Ok((index, report))
+        }
+    }
+}
+
+/// Opens the live index in `dir` if it is intact and fresh for `state`.
+fn open_current(dir: &Path, state: &State, verify: bool) -> Option<(SearchIndex, IndexReport)> {
+    // A builder may swap `current` and delete the old generation between
+    // our reading the name and opening the files: then read it again.
+    let mut last_name = None;
+    for _ in 0..2 {
+        let name = fs::read_to_string(dir.join(CURRENT)).ok()?;
+        let name = name.trim().to_string();
+        if last_name.as_ref() == Some(&name) {
+            return None;
+        }
+        if let Some(found) = open_generation(dir, &name, state, verify) {
+            return Some(found);
+        }
+        last_name = Some(name);
+    }
+    None
+}
+
+fn open_generation(
+    dir: &Path,
+    name: &str,
+    state: &State,
+    verify: bool,
+) -> Option<(SearchIndex, IndexReport)> {
+    if !name.starts_with("gen-") || name.contains(['/', '\\']) {
+        return None;
+    }
+    let generation = dir.join(name);
+    let manifest: Manifest =
+        serde_json::from_slice(&fs::read(generation.join(MANIFEST)).ok()?).ok()?;
+    if !manifest.fresh_for(state) {
+        return None;
+    }
+    let mut total = 0;
+    for (file, size) in &manifest.files {
+        let meta = fs::metadata(generation.join(file)).ok()?;
+        if meta.len() != *size {
+            log::info!(
+                "search index {}: {file} changed size, rebuilding",
+                generation.display()
+            );
+            return None;
+        }
+        total += size;
+    }
+    let index = Index::open_in_dir(&generation).ok()?;
+    let (expected, fields) = schema::build_schema();
+    if index.schema() != expected {
+        return None;
+    }
+    super::register_tokenizer(&index);
+    if verify || total <= VERIFY_BELOW_BYTES {
+        match index.validate_checksum() {
+            Ok(damaged) if damaged.is_empty() => {}
+            _ => {
+                log::info!(
+                    "search index {}: checksum mismatch, rebuilding",
+                    generation.display()
+                );
+                return None;
+            }
+        }
+    }
+    let search = SearchIndex::from_index(index, fields).ok()?;
+    Some((
+        search,
+        IndexReport {
+            documents: manifest.documents,
+            sections: manifest.sections,
+            bytes: manifest.bytes,
+            build_time: None,
+            rebuilt: false,
+            location: Some(generation),
+            warnings: Vec::new(),
+        },
+    ))
+}
+
+/// Builds into a new generation under `dir` and makes it current. Any error
+/// means the cache cannot be used this time.
+fn build_cached(
+    dir: &Path,
+    corpus: &Corpus,
+    state: &State,
+    options: &mut OpenOptions<'_>,
+) -> Result<(SearchIndex, IndexReport), CacheError> {
+    fs::create_dir_all(dir).map_err(|e| CacheError::io(dir, e))?;
+    let lock_path = dir.join(LOCK);
+    let lock = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| CacheError::io(&lock_path, e))?;
+    let locked = wait_for_lock(&lock)?;
+    if !options.rebuild
+        && let Some(found) = open_current(dir, state, options.verify)
+    {
+        return Ok(found);
+    }
+    let started = Instant::now();
+    let name = generation_name();
+    let generation = dir.join(&name);
+    fs::create_dir(&generation).map_err(|e| CacheError::io(&generation, e))?;
+    let result = build_generation(&generation, corpus, state, options);
+    let (index, fields, stats) = match result {
+        Ok(built) => built,
+        Err(err) => {
+            let _ = fs::remove_dir_all(&generation);
+            return Err(err);
+        }
+    };
+    // Make it live: write the name aside, then rename over `current`.
+    let pending = dir.join(format!("{CURRENT}.{name}"));
+    write_synced(&pending, format!("{name}\n").as_bytes())
+        .map_err(|e| CacheError::io(&pending, e))?;
+    fs::rename(&pending, dir.join(CURRENT)).map_err(|e| CacheError::io(&pending, e))?;
+    if locked {
+        remove_stale(dir, &name);
+    }
+    drop(lock);
+    let search = SearchIndex::from_index(index, fields).map_err(CacheError::Search)?;
+    Ok((
+        search,
+        IndexReport {
+            documents: stats.documents,
+            sections: stats.sections,
+            bytes: stats.bytes,
+            build_time: Some(started.elapsed()),
+            rebuilt: true,
+            location: Some(generation),
+            warnings: Vec::new(),
+        },
+    ))
+}
+
+fn build_generation(
+    generation: &Path,
+    corpus: &Corpus,
+    state: &State,
+    options: &mut OpenOptions<'_>,
+) -> Result<(Index, schema::Fields, BuildStats), CacheError> {
+    let (schema, fields) = schema::build_schema();
+    let index = Index::create_in_dir(generation, schema).map_err(CacheError::Tantivy)?;
+    super::register_tokenizer(&index);
+    let stats = super::build(&index, &fields, corpus, options.progress.as_deref_mut())
+        .map_err(CacheError::Tantivy)?;
+    let mut files = Vec::new();
+    for entry in fs::read_dir(generation).map_err(|e| CacheError::io(generation, e))? {
+        let entry = entry.map_err(|e| CacheError::io(generation, e))?;
+        let file_name = entry.file_name().to_string_lossy().into_owned();
+        let meta = entry
+            .metadata()
+            .map_err(|e| CacheError::io(generation, e))?;
+        if meta.is_file() && !file_name.starts_with('.') {
+            files.push((file_name, meta.len()));
+        }
+    }
+    files.sort();
+    let fingerprint = State::of_corpus(corpus);
+    let manifest = Manifest {
+        schema: SCHEMA_VERSION,
+        loaded: fingerprint.loaded.unwrap_or_default(),
+        // What a scan of the sources will see next time: the state we were
+        // asked about if it came from a scan, else the corpus's own.
+        all: state.all.clone().or(fingerprint.all),
+        documents: stats.documents,
+        sections: stats.sections,
+        bytes: stats.bytes,
+        files,
+    };
+    let json = serde_json::to_vec(&manifest).unwrap_or_default();
+    let path = generation.join(MANIFEST);
+    write_synced(&path, &json).map_err(|e| CacheError::io(&path, e))?;
+    Ok((index, fields, stats))
+}
+
+/// Takes the build lock, waiting while another lore builds (then its index
+/// is used). Without lock support (some network file systems) builds may
+/// overlap; each writes its own generation, so that only costs time. A lock
+/// held for longer than a build could take means a stuck process: give up on
+/// the cache rather than hang.
+fn wait_for_lock(lock: &fs::File) -> Result<bool, CacheError> {
+    let started = Instant::now();
+    loop {
+        match lock.try_lock() {
+            Ok(()) => return Ok(true),
+            Err(fs::TryLockError::WouldBlock) if started.elapsed() < LOCK_PATIENCE => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(fs::TryLockError::WouldBlock) => return Err(CacheError::Busy),
+            Err(fs::TryLockError::Error(_)) => return Ok(false),
+        }
+    }
+}
+
+/// Removes generations other than `keep`, and pending `current` files left
+/// by crashed builds. Called with the build lock held, so no build is
+/// writing them; a reader that still has an old generation open keeps its
+/// files until it closes them.
+fn remove_stale(dir: &Path, keep: &str) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("gen-") && name != keep {
+            let _ = fs::remove_dir_all(entry.path());
+        } else if name.starts_with(&format!("{CURRENT}.")) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+fn write_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut file = fs::File::create(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
+/// A name no other build uses: time and process id.
+fn generation_name() -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("gen-{nanos:x}-{}", std::process::id())
+}
+
+#[derive(Debug, thiserror::Error)]
+enum CacheError {
+    #[error("another lore has been building this index for over {} s", LOCK_PATIENCE.as_secs())]
+    Busy,
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Tantivy(tantivy::TantivyError),
+    #[error("{0}")]
+    Search(SearchError),
+}
+
+impl CacheError {
+    fn io(path: &Path, source: std::io::Error) -> Self {
+        CacheError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+impl State {
+    fn of_corpus(corpus: &Corpus) -> State {
+        let mut roots = Roots::default();
+        let mut fingerprint = Hasher::new();
+        let mut builtin = false;
+        let mut root_set = Vec::new();
+        for doc in &corpus.documents {
+            let file = match &doc.origin {
+                Origin::Builtin => {
+                    builtin = true;
+                    File::Builtin(doc.text.as_bytes())
+                }
+                Origin::Overlay { root, .. } => {
+                    let root = roots.canonical(root);
+                    if !root_set.contains(&root) {
+                        root_set.push(root.clone());
+                    }
+                    entry(&mut fingerprint, &doc.path, File::Overlay(&root, doc.stamp));
+                    continue;
+                }
+            };
+            entry(&mut fingerprint, &doc.path, file);
+        }
+        let loaded = fingerprint.hex();
+        State {
+            key: key(builtin, root_set),
+            all: corpus.warnings.is_empty().then(|| loaded.clone()),
+            loaded: Some(loaded),
+        }
+    }
+
+    fn of_sources(sources: &SourceSet) -> State {
+        let mut roots = Roots::default();
+        let canonical: Vec<String> = sources
+            .overlays
+            .iter()
+            .map(|r| roots.canonical(r))
+            .collect();
+        let mut used = vec![false; canonical.len()];
+        let mut fingerprint = Hasher::new();
+        let mut builtin = false;
+        for file in sources.scan("md") {
+            let kind = match file.overlay {
+                None => {
+                    builtin = true;
+                    File::Builtin(file.bytes.unwrap_or_default())
+                }
+                Some(i) => {
+                    used[i] = true;
+                    File::Overlay(&canonical[i], file.stamp)
+                }
+            };
+            entry(&mut fingerprint, &file.rel, kind);
+        }
+        let mut root_set: Vec<String> = Vec::new();
+        for (root, used) in canonical.into_iter().zip(used) {
+            if used && !root_set.contains(&root) {
+                root_set.push(root);
+            }
+        }
+        State {
+            key: key(builtin, root_set),
+            loaded: None,
+            all: Some(fingerprint.hex()),
+        }
+    }
+}
+
+fn key(builtin: bool, mut roots: Vec<String>) -> String {
+    roots.sort();
+    let mut h = Hasher::new();
+    h.write(b"lore-search-sources");
+    h.write(&[u8::from(builtin)]);
+    for root in &roots {
+        h.write(root.as_bytes());
+    }
+    h.hex()[..16].to_string()
+}
+
+/// What a fingerprint records of one file.
+enum File<'a> {
+    /// A built-in file's content.
+    Builtin(&'a [u8]),
+    /// An overlay file's canonical root and stamp.
+    Overlay(&'a str, Option<Stamp>),
+}
+
+/// Adds one file to a fingerprint: built-in files by content, overlay files
+/// by where they are, their size and their modification time.
+fn entry(h: &mut Hasher, rel: &str, file: File<'_>) {
+    h.write(rel.as_bytes());
+    match file {
+        File::Builtin(bytes) => {
+            h.write(b"B");
+            h.write(bytes);
+        }
+        File::Overlay(root, stamp) => {
+            h.write(b"O");
+            h.write(root.as_bytes());
+            let (size, modified) = stamp.map_or((u64::MAX, 0), |s| {
+                (s.size, s.modified.map_or(0, nanos_since_epoch))
+            });
+            h.write(&size.to_le_bytes());
+            h.write(&modified.to_le_bytes());
+        }
+    }
+}
+
+fn nanos_since_epoch(time: SystemTime) -> i128 {
+    match time.duration_since(UNIX_EPOCH) {
+        Ok(d) => d.as_nanos() as i128,
+        Err(e) => -(e.duration().as_nanos() as i128),
+    }
+}
+
+/// Canonical overlay roots, each looked up once.
+#[derive(Default)]
+struct Roots(HashMap<PathBuf, String>);
+
+impl Roots {
+    fn canonical(&mut self, root: &Path) -> String {
+        self.0
+            .entry(root.to_path_buf())
+            .or_insert_with(|| {
+                fs::canonicalize(root)
+                    .unwrap_or_else(|_| root.to_path_buf())
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .clone()
+    }
+}
+
+/// A fast 128-bit hash that is the same in every build of lore (std's hasher
+/// makes no such promise). Not cryptographic: it detects edits, not attacks.
+/// Four independent lanes over 32-byte blocks keep it near memory speed.
+struct Hasher {
+    lanes: [u64; 4],
+}
+
+const MULTIPLIERS: [u64; 4] = [
+    0xff51_afd7_ed55_8ccd,
+    0xc4ce_b9fe_1a85_ec53,
+    0x9e37_79b9_7f4a_7c15,
+    0xd6e8_feb8_6659_fd93,
+];
+
+impl Hasher {
+    fn new() -> Self {
+        Hasher {
+            lanes: [
+                0x243f_6a88_85a3_08d3,
+                0x1319_8a2e_0370_7344,
+                0xa409_3822_299f_31d0,
+                0x082e_fa98_ec4e_6c89,
+            ],
+        }
+    }
+
+    fn mix(lane: &mut u64, v: u64, k: u64) {
+        *lane = (*lane ^ v).wrapping_mul(k).rotate_left(31);
+    }
+
+    /// Hashes `bytes` and their length, so consecutive writes cannot run
+    /// into each other.
+    fn write(&mut self, bytes: &[u8]) {
+        let mut blocks = bytes.chunks_exact(32);
+        for block in &mut blocks {
+            for (i, word) in block.chunks_exact(8).enumerate() {
+                let v = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
+                Self::mix(&mut self.lanes[i], v, MULTIPLIERS[i]);
+            }
+        }
+        let rest = blocks.remainder();
+        let mut tail = [0u8; 32];
+        tail[..rest.len()].copy_from_slice(rest);
+        for (i, word) in tail.chunks_exact(8).enumerate() {
+            let v = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
+            Self::mix(&mut self.lanes[i], v, MULTIPLIERS[i]);
+        }
+        for (i, lane) in self.lanes.iter_mut().enumerate() {
+            Self::mix(lane, bytes.len() as u64, MULTIPLIERS[(i + 1) % 4]);
+        }
+    }
+
+    fn hex(&self) -> String {
+        let [a, b, c, d] = self.lanes;
+        let mut x = a ^ c.rotate_left(17) ^ b.rotate_left(41);
+        let mut y = b ^ d.rotate_left(23) ^ c.rotate_left(7);
+        x = (x ^ (x >> 33)).wrapping_mul(MULTIPLIERS[0]);
+        x ^= d;
+        y = (y ^ (y >> 29)).wrapping_mul(MULTIPLIERS[1]);
+        y ^= a;
+        x = (x ^ (x >> 32)).wrapping_mul(MULTIPLIERS[2]);
+        y = (y ^ (y >> 32)).wrapping_mul(MULTIPLIERS[3]);
+        format!("{x:016x}{y:016x}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hash_is_stable_and_sees_one_byte() {
+        let hash = |bytes: &[u8]| {
+            let mut h = Hasher::new();
+            h.write(bytes);
+            h.hex()
+        };
+        assert_eq!(hash(b"lore"), hash(b"lore"));
+        assert_ne!(hash(b"lore"), hash(b"lord"));
+        assert_ne!(hash(b""), hash(b"\0"));
+        let mut split = Hasher::new();
+        split.write(b"ab");
+        split.write(b"c");
+        let mut other = Hasher::new();
+        other.write(b"a");
+        other.write(b"bc");
+        assert_ne!(split.hex(), other.hex());
+    }
+
+    #[test]
+    fn a_corpus_and_a_scan_of_its_sources_agree() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a.md"), "# A\n\ntext\n").unwrap();
+        let sources = SourceSet {
+            builtin: Some(&crate::sources::BUILTIN_KNOWLEDGE),
+            overlays: vec![dir.path().to_path_buf()],
+        };
+        let corpus = Corpus::load(&sources);
+        let from_corpus = State::of_corpus(&corpus);
+        let from_scan = State::of_sources(&sources);
+        assert_eq!(from_corpus.key, from_scan.key);
+        assert_eq!(from_corpus.all, from_scan.all);
+        assert_eq!(from_corpus.loaded, from_scan.all);
+    }
+}

@@ -1,0 +1,834 @@
+//! Full-text search over the knowledge: which section explains this error
+//! line or these three words. A tantivy index holds one document per section
+//! (see `schema`), with lore's own tokenizer so identifiers match whole and in
+//! parts (`tokenizer`). The index is cached on disk per set of knowledge
+//! sources and rebuilt when any file changes (`cache`); queries are parsed
+//! forgivingly (`query`) and each hit carries a one-line snippet (`snippet`).
+//!
+//! The TUI calls [`SearchIndex::query`] on every keystroke from a worker
+//! thread, so an open index is `Send + Sync` and a query never reopens or
+//! rereads anything. This layer reads the corpus and never prints.
+
+mod cache;
+pub mod query;
+pub mod schema;
+pub mod snippet;
+pub mod synthetic;
+pub mod tokenizer;
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use tantivy::collector::TopDocs;
+use tantivy::postings::Postings;
+use tantivy::query::{
+    BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, FuzzyTermQuery, Occur,
+    PhraseQuery, Query, TermQuery, TermSetQuery,
+};
+use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::{
+    DocAddress, DocSet, Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term,
+};
+
+use crate::corpus::{Corpus, Kind};
+use crate::diagnostic::Diagnostic;
+use crate::sources::SourceSet;
+use query::{ParsedQuery, QueryTerm};
+use schema::{Fields, SEARCHED};
+use tokenizer::{LoreTokenizer, TOKENIZER_NAME};
+
+/// One section that matches a query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    /// The document id, relative to its knowledge root.
+    pub path: String,
+    /// The section's heading anchor (empty for text before the first heading).
+    pub anchor: String,
+    /// 1-based line of the section's heading in the file.
+    pub line: usize,
+    /// The document's title.
+    pub title: String,
+    /// `Title › Section › Sub`.
+    pub heading: String,
+    pub kind: Kind,
+    pub score: f32,
+    /// One line of the section, sanitized: no control characters.
+    pub snippet: String,
+    /// Byte ranges of matched terms within `snippet`.
+    pub highlights: Vec<Range<usize>>,
+}
+
+/// What opening (and maybe building) an index did.
+#[derive(Debug, Clone, Default)]
+pub struct IndexReport {
+    /// Knowledge files indexed.
+    pub documents: usize,
+    /// Sections indexed (search documents).
+    pub sections: usize,
+    /// Bytes of knowledge text indexed.
+    pub bytes: u64,
+    /// Time spent building, when the index was (re)built.
+    pub build_time: Option<Duration>,
+    /// True when the index was built now rather than read from the cache.
+    pub rebuilt: bool,
+    /// Where the index lives on disk; `None` for an in-memory index.
+    pub location: Option<PathBuf>,
+    /// Problems worth telling the user (an unusable cache folder).
+    pub warnings: Vec<Diagnostic>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("search index: {0}")]
+    Index(#[from] tantivy::TantivyError),
+}
+
+/// Building progress: knowledge files done out of the total.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    pub done: usize,
+    pub total: usize,
+}
+
+/// How to open an index.
+#[derive(Default)]
+pub struct OpenOptions<'a> {
+    /// Build even if the cache is fresh.
+    pub rebuild: bool,
+    /// Verify every index file's checksum, however big the index (small
+    /// indexes are always verified).
+    pub verify: bool,
+    /// Called while building, once per knowledge file.
+    pub progress: Option<&'a mut dyn FnMut(Progress)>,
+}
+
+/// An open, queryable index.
+pub struct SearchIndex {
+    reader: IndexReader,
+    fields: Fields,
+}
+
+/// Field boosts, in the order of `Fields::searched` (heading, title, trail,
+/// code, body): a word in a heading says more than one in the prose.
+const FIELD_BOOSTS: [f32; SEARCHED] = [3.0, 1.5, 1.5, 1.2, 1.0];
+/// How much the fields other than the best add to a phrase's score.
+const TIE_BREAKER: f32 = 0.2;
+/// A quoted phrase that matches is worth this much more than its words.
+const PHRASE_BOOST: f32 = 2.0;
+/// Two query words side by side in a section add this much.
+const PAIR_BOOST: f32 = 1.0;
+/// How many of the best candidates are re-ranked by how many query terms
+/// they contain.
+const RERANK_POOL: usize = 40;
+/// A candidate with none of the telling terms in its own text keeps this
+/// share of its score; one with all of them keeps all of it.
+const COVERAGE_FLOOR: f32 = 0.5;
+/// Prefix expansions of the word being typed count less than exact words.
+const PREFIX_WEIGHT: f32 = 0.7;
+/// At most this many expansions of a prefix, the most common first.
+const MAX_PREFIX_TERMS: usize = 16;
+/// Fuzzy matches count less than exact ones.
+const FUZZY_WEIGHT: f32 = 0.8;
+/// A query uses at most this many terms (the most telling ones): a pasted
+/// log of thousands of words must not become a query of thousands of terms.
+pub const MAX_TERMS: usize = 32;
+/// Snippets are at most this many characters wide.
+pub const SNIPPET_CHARS: usize = 160;
+
+impl SearchIndex {
+    /// Builds an index of `corpus` in memory, with no cache.
+    pub fn build_in_memory(corpus: &Corpus) -> Result<(SearchIndex, IndexReport), SearchError> {
+        Self::build_in_memory_with(corpus, None)
+    }
+
+    fn build_in_memory_with<'p>(
+        corpus: &Corpus,
+        progress: Option<&mut (dyn FnMut(Progress) + 'p)>,
+    ) -> Result<(SearchIndex, IndexReport), SearchError> {
+        let started = Instant::now();
+        let (schema, fields) = schema::build_schema();
+        let index = Index::create_in_ram(schema);
+        register_tokenizer(&index);
+        let stats = build(&index, &fields, corpus, progress)?;
+        let search = SearchIndex::from_index(index, fields)?;
+        Ok((
+            search,
+            IndexReport {
+                documents: stats.documents,
+                sections: stats.sections,
+                bytes: stats.bytes,
+                build_time: Some(started.elapsed()),
+                rebuilt: true,
+                location: None,
+                warnings: Vec::new(),
+            },
+        ))
+    }
+
+    /// Opens the cached index of exactly this corpus under `cache_dir`,
+    /// building it if it is missing, stale or damaged. A cache folder that
+    /// cannot be written gives an in-memory index and one warning. Without a
+    /// `cache_dir` the index is built in memory.
+    pub fn open(
+        corpus: &Corpus,
+        cache_dir: Option<&Path>,
+    ) -> Result<(SearchIndex, IndexReport), SearchError> {
+        Self::open_with(corpus, cache_dir, OpenOptions::default())
+    }
+
+    /// [`open`](Self::open) with options (force a rebuild, report progress).
+    pub fn open_with(
+        corpus: &Corpus,
+        cache_dir: Option<&Path>,
+        options: OpenOptions<'_>,
+    ) -> Result<(SearchIndex, IndexReport), SearchError> {
+        cache::open(cache::Source::Corpus(corpus), cache_dir, options)
+    }
+
+    /// Like [`open_with`](Self::open_with), but starting from the sources:
+    /// when the cache is fresh, nothing is read or parsed beyond a stat of
+    /// each overlay file, which is what makes `lore search` fast. The corpus
+    /// is loaded only when the index must be built.
+    pub fn open_sources(
+        sources: &SourceSet,
+        cache_dir: Option<&Path>,
+        options: OpenOptions<'_>,
+    ) -> Result<(SearchIndex, IndexReport), SearchError> {
+        cache::open(cache::Source::Sources(sources), cache_dir, options)
+    }
+
+    fn from_index(index: Index, fields: Fields) -> Result<SearchIndex, SearchError> {
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        Ok(SearchIndex { reader, fields })
+    }
+
+    /// Number of sections in the index.
+    pub fn sections(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+
+    /// The best `limit` sections for `q`, best first. Never fails: a query
+    /// that cannot be understood is searched as plain words, and an index
+    /// that cannot be read gives no hits (and a log line).
+    pub fn query(&self, q: &str, limit: usize) -> Vec<Hit> {
+        self.query_parsed(&query::parse(q), limit)
+    }
+
+    /// [`query`](Self::query) for a query already parsed (and perhaps given
+    /// extra filters, as `lore search --kind` does).
+    pub fn query_parsed(&self, parsed: &ParsedQuery, limit: usize) -> Vec<Hit> {
+        if limit == 0 || parsed.is_empty() {
+            return Vec::new();
+        }
+        match self.search(parsed, limit) {
+            Ok(hits) => hits,
+            Err(err) => {
+                log::warn!("search failed: {err}");
+                Vec::new()
+            }
+        }
+    }
+
+    fn search(&self, parsed: &ParsedQuery, limit: usize) -> tantivy::Result<Vec<Hit>> {
+        let searcher = self.reader.searcher();
+        let filter = match self.filter(&searcher, parsed)? {
+            Filter::Nothing => return Ok(Vec::new()),
+            Filter::Clauses(clauses) => clauses,
+        };
+        let telling = self.telling_terms(&searcher, &parsed.terms)?;
+        let mut terms = telling.clone();
+        if let Some(prefix) = &parsed.prefix {
+            for expansion in self.prefix_terms(&searcher, prefix)? {
+                if !terms.iter().any(|t| t.term.text == expansion.term.text) {
+                    terms.push(expansion);
+                }
+            }
+        }
+        let strict = !parsed.phrases.is_empty();
+        let pool = limit.max(RERANK_POOL);
+        let mut found = self.run(&searcher, &terms, &parsed.phrases, strict, &filter, pool)?;
+        if found.is_empty() && strict {
+            found = self.run(&searcher, &terms, &parsed.phrases, false, &filter, pool)?;
+        }
+        if found.is_empty() && !parsed.terms.is_empty() {
+            terms = self.fuzzy_terms(&searcher, &parsed.terms)?;
+            if !terms.is_empty() {
+                found = self.run(&searcher, &terms, &[], false, &filter, pool)?;
+            }
+        }
+        let ranked = self.rerank(&searcher, found, parsed, &telling, limit)?;
+
+        // Snippet lines are chosen by the rarity-weighted terms they hold.
+        let mut weights: HashMap<String, f32> = terms
+            .iter()
+            .map(|t| (t.term.text.clone(), t.weight()))
+            .collect();
+        for phrase in &parsed.phrases {
+            for word in phrase {
+                weights.entry(word.clone()).or_insert(1.0);
+            }
+        }
+        let matcher = snippet::Matcher::new(weights, parsed.prefix.clone());
+        ranked
+            .into_iter()
+            .map(|(score, address)| {
+                let doc: TantivyDocument = searcher.doc(address)?;
+                Ok(self.hit(&doc, score, &matcher))
+            })
+            .collect()
+    }
+
+    /// Orders the best candidates by more than their words' BM25 scores:
+    ///
+    /// - word pairs of the query found side by side (an error message
+    ///   quoted verbatim) add to the score, like a phrase match would;
+    /// - the kind of file weighs in (a drop or the index describes files
+    ///   rather than explaining things);
+    /// - coordination: a section holding more of the query's telling terms,
+    ///   weighted by rarity, moves up. BM25 alone lets one frequent word in a
+    ///   short section beat every rare identifier of the error in a longer
+    ///   one.
+    ///
+    /// Done on a few dozen candidates from the postings lists, this costs
+    /// far less than scoring pairs over the whole index.
+    fn rerank(
+        &self,
+        searcher: &Searcher,
+        mut found: Vec<(f32, DocAddress)>,
+        parsed: &ParsedQuery,
+        telling: &[Known],
+        limit: usize,
+    ) -> tantivy::Result<Vec<(f32, DocAddress)>> {
+        let mut pairs = Vec::new();
+        for pair in &parsed.pairs {
+            let mut idf = 0.0;
+            for word in pair {
+                match telling.iter().find(|t| &t.term.text == word) {
+                    Some(k) => idf += k.idf,
+                    None if query::is_stop_word(word) => {
+                        let term = QueryTerm {
+                            text: word.clone(),
+                            weight: 1.0,
+                        };
+                        idf += self.known(searcher, term)?.map_or(0.0, |k| k.idf);
+                    }
+                    None => idf = f32::NAN,
+                }
+            }
+            if idf > 0.0 {
+                pairs.push((pair, idf));
+            }
+        }
+        let bonus = self.pair_bonus(searcher, &found, &pairs)?;
+        let total: f32 = telling.iter().map(Known::weight).sum();
+        let covered = if total > 0.0 {
+            self.coverage(searcher, &found, telling)?
+        } else {
+            vec![total; found.len()]
+        };
+        let readers = searcher.segment_readers();
+        let mut weights: Vec<Option<std::sync::Arc<dyn tantivy::columnar::ColumnValues<f64>>>> =
+            vec![None; readers.len()];
+        for (i, ((score, address), bonus)) in found.iter_mut().zip(bonus).enumerate() {
+            let segment = address.segment_ord as usize;
+            let column = weights[segment].get_or_insert_with(|| {
+                readers[segment]
+                    .fast_fields()
+                    .f64("weight")
+                    .map(|c| c.first_or_default_col(1.0))
+                    .unwrap_or_else(|_| {
+                        tantivy::columnar::Column::build_empty_column(0).first_or_default_col(1.0)
+                    })
+            });
+            let kind = column.get_val(address.doc_id) as f32;
+            let coordination = if total > 0.0 {
+                COVERAGE_FLOOR + (1.0 - COVERAGE_FLOOR) * covered[i] / total
+            } else {
+                1.0
+            };
+            *score = (*score + bonus) * kind * coordination;
+        }
+        found.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        found.truncate(limit);
+        Ok(found)
+    }
+
+    /// For each candidate, `PAIR_BOOST` times the pair's rarity for every
+    /// field where a pair of query words stands side by side.
+    fn pair_bonus(
+        &self,
+        searcher: &Searcher,
+        candidates: &[(f32, DocAddress)],
+        pairs: &[(&[String; 2], f32)],
+    ) -> tantivy::Result<Vec<f32>> {
+        let mut bonus = vec![0.0; candidates.len()];
+        let mut order: Vec<usize> = (0..candidates.len()).collect();
+        order.sort_by_key(|&i| candidates[i].1);
+        let (mut first, mut second) = (Vec::new(), Vec::new());
+        for (segment_ord, segment) in searcher.segment_readers().iter().enumerate() {
+            let mine: Vec<usize> = order
+                .iter()
+                .copied()
+                .filter(|&i| candidates[i].1.segment_ord as usize == segment_ord)
+                .collect();
+            if mine.is_empty() {
+                continue;
+            }
+            for (pair, idf) in pairs {
+                for field in self.fields.phrased() {
+                    let inverted = segment.inverted_index(field)?;
+                    let read = |word: &str| {
+                        inverted.read_postings(
+                            &Term::from_field_text(field, word),
+                            IndexRecordOption::WithFreqsAndPositions,
+                        )
+                    };
+                    let (Some(mut a), Some(mut b)) = (read(&pair[0])?, read(&pair[1])?) else {
+                        continue;
+                    };
+                    for &i in &mine {
+                        let doc = candidates[i].1.doc_id;
+                        if a.doc() < doc {
+                            a.seek(doc);
+                        }
+                        if b.doc() < doc {
+                            b.seek(doc);
+                        }
+                        if a.doc() != doc || b.doc() != doc {
+                            continue;
+                        }
+                        a.positions(&mut first);
+                        b.positions(&mut second);
+                        if first.iter().any(|p| second.binary_search(&(p + 1)).is_ok()) {
+                            bonus[i] += PAIR_BOOST * idf;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(bonus)
+    }
+
+    /// For each candidate, the summed weight of the `terms` it contains in
+    /// any searched field, read from the postings lists.
+    fn coverage(
+        &self,
+        searcher: &Searcher,
+        candidates: &[(f32, DocAddress)],
+        terms: &[Known],
+    ) -> tantivy::Result<Vec<f32>> {
+        let mut covered = vec![0.0; candidates.len()];
+        // Candidates by segment, in doc order, for forward-only seeks.
+        let mut order: Vec<usize> = (0..candidates.len()).collect();
+        order.sort_by_key(|&i| candidates[i].1);
+        for (segment_ord, segment) in searcher.segment_readers().iter().enumerate() {
+            let mine: Vec<usize> = order
+                .iter()
+                .copied()
+                .filter(|&i| candidates[i].1.segment_ord as usize == segment_ord)
+                .collect();
+            if mine.is_empty() {
+                continue;
+            }
+            for known in terms {
+                let mut present = vec![false; mine.len()];
+                for (f, field) in self.fields.searched().into_iter().enumerate() {
+                    if !known.fields[f] {
+                        continue;
+                    }
+                    let term = Term::from_field_text(field, &known.term.text);
+                    let Some(mut postings) = segment
+                        .inverted_index(field)?
+                        .read_postings(&term, IndexRecordOption::Basic)?
+                    else {
+                        continue;
+                    };
+                    for (k, &i) in mine.iter().enumerate() {
+                        let doc = candidates[i].1.doc_id;
+                        if postings.doc() < doc {
+                            postings.seek(doc);
+                        }
+                        if postings.doc() == doc {
+                            present[k] = true;
+                        }
+                    }
+                }
+                for (k, &i) in mine.iter().enumerate() {
+                    if present[k] {
+                        covered[i] += known.weight();
+                    }
+                }
+            }
+        }
+        Ok(covered)
+    }
+
+    /// The query's terms that occur in the index, at most `MAX_TERMS` of
+    /// them (the rarest, by weight).
+    fn telling_terms(
+        &self,
+        searcher: &Searcher,
+        terms: &[QueryTerm],
+    ) -> tantivy::Result<Vec<Known>> {
+        let mut known = Vec::new();
+        for term in terms {
+            if let Some(k) = self.known(searcher, term.clone())? {
+                known.push(k);
+            }
+        }
+        if known.len() > MAX_TERMS {
+            known.sort_by(|a, b| b.weight().total_cmp(&a.weight()));
+            known.truncate(MAX_TERMS);
+        }
+        Ok(known)
+    }
+
+    /// A term's rarity (BM25's inverse document frequency, from the field
+    /// where it is most common) and the fields that have it; `None` when
+    /// the index does not have it at all.
+    fn known(&self, searcher: &Searcher, term: QueryTerm) -> tantivy::Result<Option<Known>> {
+        let total = searcher.num_docs().max(1) as f32;
+        let mut df = 0;
+        let mut fields = [false; SEARCHED];
+        for (f, field) in self.fields.searched().into_iter().enumerate() {
+            let n = searcher.doc_freq(&Term::from_field_text(field, &term.text))?;
+            fields[f] = n > 0;
+            df = df.max(n);
+        }
+        if df == 0 {
+            return Ok(None);
+        }
+        let idf = (1.0 + (total - df as f32 + 0.5) / (df as f32 + 0.5)).ln();
+        Ok(Some(Known { term, idf, fields }))
+    }
+
+    /// Terms of the index starting with `prefix`, the most common first.
+    fn prefix_terms(&self, searcher: &Searcher, prefix: &str) -> tantivy::Result<Vec<Known>> {
+        let mut counts: HashMap<String, u64> = HashMap::new();
+        let upper = prefix_upper_bound(prefix);
+        for segment in searcher.segment_readers() {
+            for field in self.fields.searched() {
+                let inverted = segment.inverted_index(field)?;
+                let mut range = inverted.terms().range().ge(prefix.as_bytes());
+                if let Some(upper) = &upper {
+                    range = range.lt(upper);
+                }
+                let mut stream = range.into_stream()?;
+                let mut scanned = 0;
+                while stream.advance() && scanned < 5_000 {
+                    scanned += 1;
+                    if let Ok(text) = std::str::from_utf8(stream.key())
+                        && text != prefix
+                    {
+                        *counts.entry(text.to_string()).or_default() +=
+                            u64::from(stream.value().doc_freq);
+                    }
+                }
+            }
+        }
+        let mut expansions: Vec<(u64, String)> = counts.into_iter().map(|(t, c)| (c, t)).collect();
+        expansions.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        let mut out = Vec::new();
+        for (_, text) in expansions.into_iter().take(MAX_PREFIX_TERMS) {
+            let term = QueryTerm {
+                text,
+                weight: PREFIX_WEIGHT,
+            };
+            out.extend(self.known(searcher, term)?);
+        }
+        Ok(out)
+    }
+
+    /// Index terms one edit away from the query's words, for when nothing
+    /// matches as typed.
+    fn fuzzy_terms(&self, searcher: &Searcher, terms: &[QueryTerm]) -> tantivy::Result<Vec<Known>> {
+        let mut found: Vec<QueryTerm> = Vec::new();
+        for term in terms.iter().filter(|t| t.text.chars().count() >= 4).take(8) {
+            let fuzzy =
+                FuzzyTermQuery::new(Term::from_field_text(self.fields.body, &term.text), 1, true);
+            let automaton = fuzzy.automaton()?;
+            for segment in searcher.segment_readers() {
+                for field in [self.fields.heading, self.fields.body, self.fields.code] {
+                    let inverted = segment.inverted_index(field)?;
+                    let mut stream = inverted.terms().search(&automaton).into_stream()?;
+                    let mut taken = 0;
+                    while stream.advance() && taken < 8 {
+                        if let Ok(text) = std::str::from_utf8(stream.key())
+                            && !found.iter().any(|t| t.text == text)
+                        {
+                            taken += 1;
+                            found.push(QueryTerm {
+                                text: text.to_string(),
+                                weight: term.weight * FUZZY_WEIGHT,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for term in found {
+            out.extend(self.known(searcher, term)?);
+        }
+        Ok(out)
+    }
+
+    fn filter(&self, searcher: &Searcher, parsed: &ParsedQuery) -> tantivy::Result<Filter> {
+        let mut clauses: Vec<Box<dyn Query>> = Vec::new();
+        if !parsed.kinds.is_empty() {
+            let terms = parsed
+                .kinds
+                .iter()
+                .map(|k| Term::from_field_text(self.fields.kind, k.as_str()));
+            clauses.push(Box::new(TermSetQuery::new(terms)));
+        }
+        if !parsed.paths.is_empty() {
+            let mut paths = Vec::new();
+            for segment in searcher.segment_readers() {
+                let inverted = segment.inverted_index(self.fields.path_key)?;
+                let mut stream = inverted.terms().stream()?;
+                while stream.advance() {
+                    if let Ok(path) = std::str::from_utf8(stream.key())
+                        && parsed.paths.iter().any(|p| path.contains(p.as_str()))
+                    {
+                        paths.push(Term::from_field_text(self.fields.path_key, path));
+                    }
+                }
+            }
+            if paths.is_empty() {
+                return Ok(Filter::Nothing);
+            }
+            clauses.push(Box::new(TermSetQuery::new(paths)));
+        }
+        Ok(Filter::Clauses(clauses))
+    }
+
+    fn run(
+        &self,
+        searcher: &Searcher,
+        terms: &[Known],
+        phrases: &[Vec<String>],
+        strict: bool,
+        filter: &[Box<dyn Query>],
+        limit: usize,
+    ) -> tantivy::Result<Vec<(f32, DocAddress)>> {
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        // One flat union of (term, field) clauses: the sum over fields, each
+        // boosted. (A disjunction-max per term scores about the same here and
+        // costs a union buffer per term.)
+        let term_clauses = |known: &Known| {
+            let mut out: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+            for (f, field) in self.fields.searched().into_iter().enumerate() {
+                if known.fields[f] {
+                    let q = TermQuery::new(
+                        Term::from_field_text(field, &known.term.text),
+                        IndexRecordOption::WithFreqs,
+                    );
+                    let boost = FIELD_BOOSTS[f] * known.term.weight;
+                    out.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost))));
+                }
+            }
+            out
+        };
+        // Common words only score sections that have a rarer word of the
+        // query: walking the long postings lists of `file` or `cuda` for
+        // every section of a big corpus would cost more than the rest of the
+        // query, and a section with nothing but common words ranks low anyway.
+        let rare_idf = rare_idf(searcher.num_docs());
+        let (rare, common): (Vec<&Known>, Vec<&Known>) =
+            terms.iter().partition(|k| k.idf >= rare_idf);
+        if rare.is_empty() || common.is_empty() {
+            for known in terms {
+                clauses.extend(term_clauses(known));
+            }
+        } else {
+            let any_rare: Vec<(Occur, Box<dyn Query>)> =
+                rare.iter().flat_map(|k| term_clauses(k)).collect();
+            clauses.push((Occur::Must, Box::new(BooleanQuery::new(any_rare))));
+            for known in common {
+                clauses.extend(term_clauses(known));
+            }
+        }
+        for phrase in phrases {
+            let occur = if strict { Occur::Must } else { Occur::Should };
+            clauses.push((occur, self.phrase_query(phrase, PHRASE_BOOST)));
+        }
+        let scoring = clauses.len();
+        for f in filter {
+            clauses.push((
+                Occur::Must,
+                Box::new(ConstScoreQuery::new(f.box_clone(), 0.0)),
+            ));
+        }
+        if clauses.is_empty() || (scoring == 0 && filter.is_empty()) {
+            return Ok(Vec::new());
+        }
+        let query = BooleanQuery::new(clauses);
+        // By score alone, so tantivy can skip blocks that cannot make the
+        // cut; the kind of file weighs in when re-ranking.
+        let collector = TopDocs::with_limit(limit).order_by_score();
+        searcher.search(&query, &collector)
+    }
+
+    fn phrase_query(&self, words: &[String], boost: f32) -> Box<dyn Query> {
+        let per_field: Vec<Box<dyn Query>> = self
+            .fields
+            .phrased()
+            .into_iter()
+            .map(|field| {
+                if words.len() == 1 {
+                    Box::new(TermQuery::new(
+                        Term::from_field_text(field, &words[0]),
+                        IndexRecordOption::WithFreqs,
+                    )) as Box<dyn Query>
+                } else {
+                    let terms = words
+                        .iter()
+                        .enumerate()
+                        .map(|(i, w)| (i, Term::from_field_text(field, w)))
+                        .collect();
+                    Box::new(PhraseQuery::new_with_offset(terms)) as Box<dyn Query>
+                }
+            })
+            .collect();
+        Box::new(BoostQuery::new(
+            Box::new(DisjunctionMaxQuery::with_tie_breaker(
+                per_field,
+                TIE_BREAKER,
+            )),
+            boost,
+        ))
+    }
+
+    fn hit(&self, doc: &TantivyDocument, score: f32, matcher: &snippet::Matcher) -> Hit {
+        let text = |field| {
+            doc.get_first(field)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_string()
+        };
+        let snippet = snippet::snippet(&text(self.fields.text), matcher, SNIPPET_CHARS);
+        Hit {
+            path: text(self.fields.path),
+            anchor: text(self.fields.anchor),
+            line: doc
+                .get_first(self.fields.line)
+                .and_then(|v| v.as_u64())
+                .unwrap_or(1) as usize,
+            title: text(self.fields.title),
+            heading: text(self.fields.heading_path),
+            kind: Kind::parse(&text(self.fields.kind)).unwrap_or(Kind::Knowledge),
+            score,
+            snippet: snippet.text,
+            highlights: snippet.highlights,
+        }
+    }
+}
+
+/// A query term the index has.
+#[derive(Debug, Clone)]
+struct Known {
+    term: QueryTerm,
+    idf: f32,
+    /// Which of `Fields::searched` have it.
+    fields: [bool; SEARCHED],
+}
+
+impl Known {
+    /// What finding this term is worth: its weight times its rarity.
+    fn weight(&self) -> f32 {
+        self.term.weight * self.idf
+    }
+}
+
+/// Terms in fewer than this share of sections are rare enough to pick
+/// candidates; more common ones only add to the score of those.
+const RARE_SHARE: f32 = 0.2;
+
+/// The inverse document frequency of a term in `RARE_SHARE` of `sections`.
+fn rare_idf(sections: u64) -> f32 {
+    let n = sections.max(1) as f32;
+    let df = (n * RARE_SHARE).max(1.0);
+    (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+}
+
+enum Filter {
+    /// No section can pass (a `path:` that names no file).
+    Nothing,
+    Clauses(Vec<Box<dyn Query>>),
+}
+
+/// The smallest string greater than every string starting with `prefix`.
+fn prefix_upper_bound(prefix: &str) -> Option<Vec<u8>> {
+    let mut bytes = prefix.as_bytes().to_vec();
+    while let Some(last) = bytes.pop() {
+        if last < 0xff {
+            bytes.push(last + 1);
+            return Some(bytes);
+        }
+    }
+    None
+}
+
+fn register_tokenizer(index: &Index) {
+    index
+        .tokenizers()
+        .register(TOKENIZER_NAME, LoreTokenizer::default());
+}
+
+/// Sizes of what was indexed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct BuildStats {
+    documents: usize,
+    sections: usize,
+    bytes: u64,
+}
+
+/// Indexes every document of `corpus` into the empty `index`, leaving one
+/// segment behind (fewer segments, faster queries).
+fn build<'p>(
+    index: &Index,
+    fields: &Fields,
+    corpus: &Corpus,
+    mut progress: Option<&mut (dyn FnMut(Progress) + 'p)>,
+) -> tantivy::Result<BuildStats> {
+    let bytes: u64 = corpus.documents.iter().map(|d| d.text.len() as u64).sum();
+    // One thread for small corpora (one segment, nothing to merge); two
+    // for big ones, which is all this kind of machine has.
+    let threads = if bytes > 8 * 1024 * 1024 { 2 } else { 1 };
+    let mut writer =
+        index.writer_with_num_threads::<TantivyDocument>(threads, threads * (64 << 20))?;
+    writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+    let mut sections = 0;
+    let total = corpus.documents.len();
+    for (i, doc) in corpus.documents.iter().enumerate() {
+        for section in schema::tantivy_documents(doc, fields) {
+            writer.add_document(section)?;
+            sections += 1;
+        }
+        if let Some(report) = progress.as_mut() {
+            report(Progress { done: i + 1, total });
+        }
+    }
+    writer.commit()?;
+    let segments = index.searchable_segment_ids()?;
+    if segments.len() > 1 {
+        writer.merge(&segments).wait()?;
+    }
+    writer.wait_merging_threads()?;
+    Ok(BuildStats {
+        documents: total,
+        sections,
+        bytes,
+    })
+}

@@ -1,0 +1,709 @@
+//! What a user typed or pasted, turned into weighted search terms. A query is
+//! free text: the OR of its terms, with `"quoted phrases"`, `kind:drop` and
+//! `path:cuda/` filters, and the last word also matched as a prefix while it
+//! is being typed. Pasted terminal output is cleaned first: escape codes,
+//! timestamps, hex addresses, `file:line:col` numbers, long path prefixes and
+//! build-step markers say nothing about the problem and only add noise.
+//!
+//! Parsing never fails: anything that is not a well-formed phrase or filter
+//! is plain text. This module knows nothing of tantivy; `search` turns a
+//! `ParsedQuery` into an index query.
+
+use super::tokenizer::pieces;
+use crate::corpus::Kind;
+
+/// Weight of a term the user wrote as a word or identifier.
+pub const WHOLE_WEIGHT: f32 = 1.0;
+/// Weight of a middle piece of an identifier (`libcupti.so` in
+/// `/usr/lib/libcupti.so.12`).
+pub const PIECE_WEIGHT: f32 = 0.6;
+/// Weight of one word inside an identifier (`cupti` in `cuda-cupti-12-4`).
+pub const PART_WEIGHT: f32 = 0.4;
+/// Weight of a numeric word inside an identifier (`12` in `libcupti.so.12`).
+pub const NUMBER_PART_WEIGHT: f32 = 0.15;
+
+/// At most this many word pairs are looked for side by side.
+const MAX_PAIRS: usize = 24;
+/// Pasted logs are cut to this many lines before tokenizing.
+const MAX_LOG_LINES: usize = 12;
+/// A longer line keeps its start and its end (an error message is usually at
+/// one or the other of a long compiler or linker line).
+const MAX_LINE_BYTES: usize = 4_000;
+
+/// One term to look for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryTerm {
+    pub text: String,
+    pub weight: f32,
+}
+
+/// A query, understood.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ParsedQuery {
+    /// Distinct terms, in the order they first appear.
+    pub terms: Vec<QueryTerm>,
+    /// Quoted phrases, as words (lower-cased). A one-word phrase is a word
+    /// that must appear.
+    pub phrases: Vec<Vec<String>>,
+    /// `kind:` filters (any of them).
+    pub kinds: Vec<Kind>,
+    /// `path:` filters, lower-cased substrings of the path (any of them).
+    pub paths: Vec<String>,
+    /// The last word, still being typed: also matched as a prefix.
+    pub prefix: Option<String>,
+    /// Pairs of words that follow each other in the query. A section that
+    /// has them side by side too (an error message quoted verbatim) ranks
+    /// above one that merely has the words.
+    pub pairs: Vec<[String; 2]>,
+    /// The query was a multi-line paste.
+    pub pasted: bool,
+}
+
+impl ParsedQuery {
+    /// Nothing to search for and nothing to filter by.
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty() && self.phrases.is_empty() && !self.has_filters()
+    }
+
+    pub fn has_filters(&self) -> bool {
+        !self.kinds.is_empty() || !self.paths.is_empty()
+    }
+}
+
+/// Words too common to tell sections apart; dropped from free text (but kept
+/// inside phrases, and kept if the query has nothing else).
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
+    "because", "been", "but", "by", "can", "could", "did", "do", "does", "doing", "each", "for",
+    "from", "get", "got", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its",
+    "just", "me", "my", "of", "on", "or", "our", "please", "should", "so", "some", "than", "that",
+    "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "too", "was",
+    "we", "were", "what", "when", "where", "which", "while", "who", "why", "will", "with", "would",
+    "you", "your",
+];
+
+pub fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS.binary_search(&word).is_ok()
+}
+
+/// Parses a query. Never fails.
+pub fn parse(input: &str) -> ParsedQuery {
+    let ends_open = input
+        .chars()
+        .last()
+        .is_some_and(|c| !c.is_whitespace() && c != '"');
+    let mut query = ParsedQuery::default();
+    let lines: Vec<&str> = input.lines().filter(|l| !l.trim().is_empty()).collect();
+    let text = if lines.len() > 1 {
+        query.pasted = true;
+        pick_log_lines(&lines)
+            .iter()
+            .map(|l| clean_line(l))
+            .collect::<Vec<_>>()
+            .join("\n")
+    } else {
+        clean_line(input)
+    };
+
+    // Filters: whole whitespace-separated words `kind:K` or `path:P`.
+    let mut rest = String::with_capacity(text.len());
+    for (i, word) in text.split(' ').enumerate() {
+        if i > 0 {
+            rest.push(' ');
+        }
+        if let Some(value) = word.strip_prefix("kind:")
+            && let Some(kind) = Kind::parse(&value.to_ascii_lowercase())
+        {
+            if !query.kinds.contains(&kind) {
+                query.kinds.push(kind);
+            }
+            continue;
+        }
+        if let Some(value) = word.strip_prefix("path:")
+            && !value.is_empty()
+            && !query.pasted
+        {
+            query.paths.push(value.to_lowercase());
+            continue;
+        }
+        rest.push_str(word);
+    }
+
+    // Phrases: balanced double quotes on a typed query. A pasted log's
+    // quotes (`File "/x.py"`) are not the user's, and an unbalanced quote is
+    // just a character.
+    if !query.pasted {
+        let quotes: Vec<usize> = rest.match_indices('"').map(|(i, _)| i).collect();
+        for pair in quotes.chunks_exact(2) {
+            let words: Vec<String> = pieces(&rest[pair[0] + 1..pair[1]])
+                .into_iter()
+                .filter(|p| p.is_word())
+                .map(|p| p.text)
+                .collect();
+            if !words.is_empty() && !query.phrases.contains(&words) {
+                query.phrases.push(words);
+            }
+        }
+    }
+
+    let all = pieces(&rest);
+    // One word per position: a library's name shares its file word's place.
+    let mut words: Vec<&super::tokenizer::Piece> = all.iter().filter(|p| p.is_word()).collect();
+    words.dedup_by_key(|p| p.position);
+    for pair in words.windows(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        if b.position == a.position + 1
+            && !(is_stop_word(&a.text) && is_stop_word(&b.text))
+            && query.pairs.len() < MAX_PAIRS
+        {
+            let pair = [a.text.clone(), b.text.clone()];
+            if !query.pairs.contains(&pair) {
+                query.pairs.push(pair);
+            }
+        }
+    }
+    let mut stop_only: Vec<QueryTerm> = Vec::new();
+    for piece in all {
+        let weight = if piece.whole {
+            WHOLE_WEIGHT
+        } else if !piece.is_word() {
+            PIECE_WEIGHT
+        } else if piece.text.chars().all(|c| c.is_ascii_digit()) {
+            NUMBER_PART_WEIGHT
+        } else {
+            PART_WEIGHT
+        };
+        let term = QueryTerm {
+            text: piece.text,
+            weight,
+        };
+        if piece.words == 1 && is_stop_word(&term.text) {
+            push_term(&mut stop_only, term);
+        } else {
+            push_term(&mut query.terms, term);
+        }
+    }
+    if query.terms.is_empty() && query.phrases.is_empty() {
+        query.terms = stop_only;
+    }
+    // The last identifier, if nothing but joiners follows it: `libcupti.s`
+    // expands to `libcupti.so.12`, `sm_9` to `sm_90`.
+    if ends_open
+        && !query.pasted
+        && let Some(last) = pieces(&rest).into_iter().rev().find(|p| p.whole)
+        && rest[last.to..]
+            .chars()
+            .all(|c| !c.is_alphanumeric() && !c.is_whitespace() && c != '"')
+        && last.text.chars().count() >= 2
+    {
+        query.prefix = Some(last.text);
+    }
+    query
+}
+
+fn push_term(terms: &mut Vec<QueryTerm>, term: QueryTerm) {
+    match terms.iter_mut().find(|t| t.text == term.text) {
+        Some(existing) => existing.weight = existing.weight.max(term.weight),
+        None => terms.push(term),
+    }
+}
+
+/// Words that mark the line of a log that says what went wrong.
+const ERROR_MARKERS: &[&str] = &[
+    "error",
+    "fatal",
+    "failed",
+    "failure",
+    "exception",
+    "cannot",
+    "can't",
+    "could not",
+    "couldn't",
+    "not found",
+    "no such",
+    "undefined",
+    "unable",
+    "denied",
+    "killed",
+    "abort",
+    "assert",
+    "segmentation",
+    "timeout",
+    "timed out",
+    "mismatch",
+    "unsupported",
+    "not supported",
+    "invalid",
+    "unrecognized",
+    "missing",
+    "warning",
+    "traceback",
+];
+
+fn looks_like_error(line: &str) -> bool {
+    let lower = line.to_lowercase();
+    ERROR_MARKERS.iter().any(|m| lower.contains(m))
+}
+
+/// From a pasted log, the lines worth searching for: the ones that say what
+/// failed (the last of them, where the real error usually is) and the last
+/// line, without repeats.
+fn pick_log_lines<'a>(lines: &[&'a str]) -> Vec<&'a str> {
+    let mut picked: Vec<usize> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| looks_like_error(l))
+        .map(|(i, _)| i)
+        .collect();
+    if picked.is_empty() {
+        picked = (lines.len().saturating_sub(MAX_LOG_LINES)..lines.len()).collect();
+    }
+    if picked.len() > MAX_LOG_LINES - 1 {
+        picked.drain(..picked.len() - (MAX_LOG_LINES - 1));
+    }
+    if !picked.contains(&(lines.len() - 1)) {
+        picked.push(lines.len() - 1);
+    }
+    let mut out: Vec<&str> = Vec::new();
+    for i in picked {
+        let line = lines[i].trim();
+        if !out.contains(&line) {
+            out.push(line);
+        }
+    }
+    out
+}
+
+/// Removes what terminal output adds around a message: escape codes, step
+/// and progress markers, timestamps, hex addresses, line numbers and path
+/// prefixes. What is left is the message in the user's words.
+pub fn clean_line(line: &str) -> String {
+    let line = strip_escapes(line);
+    let mut line = shorten(&line, MAX_LINE_BYTES).trim().to_string();
+    // Leading markers, repeatedly: `#12 3.402 `, `=> ERROR [builder 3/7] `,
+    // `Step 3/12 : `, `[ 45%] `, `[123/456] `, `>>> `.
+    loop {
+        let before = line.len();
+        line = strip_leading_marker(&line).trim_start().to_string();
+        if line.len() == before {
+            break;
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    let mut words = line.split_whitespace().peekable();
+    while let Some(word) = words.next() {
+        // `line 235,` in a Python traceback.
+        if word == "line"
+            && words
+                .peek()
+                .is_some_and(|w| w.trim_end_matches(',').chars().all(|c| c.is_ascii_digit()))
+        {
+            words.next();
+            continue;
+        }
+        if let Some(word) = clean_word(word) {
+            out.push(word);
+        }
+    }
+    out.join(" ")
+}
+
+/// `text` if it fits in `max` bytes, else its first and last `max / 2`.
+fn shorten(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= max {
+        return text.into();
+    }
+    let mut head = max / 2;
+    while !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = text.len() - max / 2;
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!("{} {}", &text[..head], &text[tail..]).into()
+}
+
+/// ANSI escape sequences (colours, cursor moves) from pasted coloured output.
+fn strip_escapes(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            if chars.peek() == Some(&'[') {
+                chars.next();
+                // Parameters, then one final byte in @..~.
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            } else {
+                chars.next();
+            }
+            continue;
+        }
+        if c.is_control() && c != '\t' {
+            out.push(' ');
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn strip_leading_marker(line: &str) -> &str {
+    // BuildKit: `#12 3.402 message` or `#12 [builder 3/7] RUN …`.
+    if let Some(rest) = line.strip_prefix('#') {
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits > 0 && rest[digits..].starts_with(' ') {
+            let rest = rest[digits..].trim_start();
+            let seconds = rest
+                .split_once(' ')
+                .filter(|(t, _)| is_number(t))
+                .map_or(rest, |(_, r)| r);
+            return seconds;
+        }
+    }
+    for prefix in ["=>", ">>>", ">", "-->", "--->"] {
+        if let Some(rest) = line.strip_prefix(prefix)
+            && rest.starts_with(' ')
+        {
+            return rest;
+        }
+    }
+    // `ERROR [builder 3/7] RUN …` after `=>`: the step bracket.
+    if let Some(rest) = line.strip_prefix("ERROR ")
+        && rest.starts_with('[')
+    {
+        return rest;
+    }
+    // `[ 3/12]`, `[ 45%]`, `[builder 3/7]`, `[stage-1 2/4]`.
+    if line.starts_with('[')
+        && let Some(end) = line.find(']')
+    {
+        let inside = &line[1..end];
+        let last = inside.split_whitespace().last().unwrap_or("");
+        let is_step = !last.is_empty()
+            && last
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == '/' || c == '%')
+            && last.chars().any(|c| c.is_ascii_digit());
+        if is_step {
+            return &line[end + 1..];
+        }
+    }
+    // `Step 3/12 : RUN …` (the classic builder).
+    if let Some(rest) = line.strip_prefix("Step ")
+        && let Some((step, after)) = rest.split_once(' ')
+        && step.contains('/')
+        && step.chars().all(|c| c.is_ascii_digit() || c == '/')
+    {
+        return after.trim_start().strip_prefix(':').unwrap_or(after);
+    }
+    line
+}
+
+fn is_number(text: &str) -> bool {
+    !text.is_empty()
+        && text.chars().any(|c| c.is_ascii_digit())
+        && text
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == 's')
+}
+
+/// One whitespace-separated word of a log line, without its noise; `None`
+/// when nothing is left.
+fn clean_word(word: &str) -> Option<String> {
+    let core = word.trim_matches(|c: char| {
+        matches!(
+            c,
+            '[' | ']' | '(' | ')' | ',' | ';' | ':' | '<' | '>' | '"' | '\''
+        )
+    });
+    if !core.chars().any(char::is_alphanumeric) {
+        return None;
+    }
+    if is_timestamp(core) || is_hex_noise(core) || is_uuid(core) || is_step_marker(word, core) {
+        return None;
+    }
+    let mut word = word.to_string();
+    if let Some(stripped) = strip_line_numbers(&word) {
+        word = stripped;
+    }
+    if let Some(shortened) = shorten_path(&word) {
+        word = shortened;
+    }
+    Some(word)
+}
+
+/// `3/12]` or `[45%]`: a build step or progress counter.
+fn is_step_marker(word: &str, core: &str) -> bool {
+    (word.starts_with('[') || word.ends_with(']'))
+        && core
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '/' || c == '%')
+}
+
+/// `2024-11-22`, `2024-11-22T10:03:55.123Z`, `10:03:55`, `10:03:55,123`.
+fn is_timestamp(word: &str) -> bool {
+    let w = word.trim_end_matches('Z');
+    let is_date = |d: &str| {
+        let parts: Vec<&str> = d.split(['-', '/']).collect();
+        parts.len() == 3
+            && parts[0].len() == 4
+            && parts
+                .iter()
+                .all(|p| !p.is_empty() && p.len() <= 4 && p.chars().all(|c| c.is_ascii_digit()))
+    };
+    let is_time = |t: &str| {
+        let t = t.split(['.', ',']).next().unwrap_or(t);
+        let t = t.split(['+']).next().unwrap_or(t);
+        let parts: Vec<&str> = t.split(':').collect();
+        (2..=3).contains(&parts.len())
+            && parts
+                .iter()
+                .all(|p| (1..=2).contains(&p.len()) && p.chars().all(|c| c.is_ascii_digit()))
+    };
+    match w.split_once('T') {
+        Some((d, t)) => is_date(d) && is_time(t),
+        None => is_date(w) || is_time(w),
+    }
+}
+
+/// Memory addresses (`0x7f3a2c1b9e40`) and digests (`sha256:…`, 40+ hex
+/// digits). Short hex words stay: `0xffffffff` or a key id may be the point.
+fn is_hex_noise(word: &str) -> bool {
+    let word = word.strip_prefix("sha256:").unwrap_or(word);
+    if let Some(hex) = word.strip_prefix("0x").or_else(|| word.strip_prefix("0X")) {
+        return hex.len() > 8 && hex.chars().all(|c| c.is_ascii_hexdigit());
+    }
+    word.len() >= 32 && word.chars().all(|c| c.is_ascii_hexdigit())
+}
+
+/// `5f3c1b2a-9d8e-4f7a-b6c5-d4e3f2a1b0c9`, also with a `GPU-` or `MIG-` prefix.
+fn is_uuid(word: &str) -> bool {
+    let word = word
+        .strip_prefix("GPU-")
+        .or_else(|| word.strip_prefix("MIG-"))
+        .unwrap_or(word);
+    let parts: Vec<&str> = word.split('-').collect();
+    parts.len() == 5
+        && parts.iter().map(|p| p.len()).eq([8, 4, 4, 4, 12])
+        && parts
+            .iter()
+            .all(|p| p.chars().all(|c| c.is_ascii_hexdigit()))
+}
+
+/// `foo.cpp:123:45:` → `foo.cpp:`; `setup.py:42` → `setup.py`.
+fn strip_line_numbers(word: &str) -> Option<String> {
+    let trailing_colon = word.ends_with(':');
+    let mut core = word.trim_end_matches(':');
+    let mut stripped = false;
+    while let Some((head, tail)) = core.rsplit_once(':') {
+        if !tail.is_empty() && tail.chars().all(|c| c.is_ascii_digit()) && !head.is_empty() {
+            core = head;
+            stripped = true;
+        } else {
+            break;
+        }
+    }
+    if !stripped || !core.chars().any(char::is_alphabetic) {
+        return None;
+    }
+    Some(if trailing_colon {
+        format!("{core}:")
+    } else {
+        core.to_string()
+    })
+}
+
+/// Long absolute paths keep their last components:
+/// `/usr/local/lib/python3.10/dist-packages/torch/__init__.py` →
+/// `torch/__init__.py`, `/home/me/src/app/build/x.o` → `app/build/x.o`.
+fn shorten_path(word: &str) -> Option<String> {
+    let start = word.find(['/', '~'])?;
+    let (lead, path) = word.split_at(start);
+    let path_end = path.find(['"', '\'', ',', ')', ' ']).unwrap_or(path.len());
+    let (path, tail) = path.split_at(path_end);
+    let absolute = path.starts_with('/') || path.starts_with("~/");
+    let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+    if !absolute || parts.len() <= 3 {
+        return None;
+    }
+    let after_packages = parts
+        .iter()
+        .rposition(|p| *p == "site-packages" || *p == "dist-packages")
+        .map(|i| &parts[i + 1..])
+        .filter(|rest| !rest.is_empty());
+    let kept = after_packages.unwrap_or(&parts[parts.len() - 3..]);
+    Some(format!("{lead}{}{tail}", kept.join("/")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn term_texts(q: &ParsedQuery) -> Vec<&str> {
+        q.terms.iter().map(|t| t.text.as_str()).collect()
+    }
+
+    #[test]
+    fn stop_words_are_sorted_for_binary_search() {
+        let mut sorted = STOP_WORDS.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, STOP_WORDS);
+    }
+
+    #[test]
+    fn free_text_terms_weights_and_stop_words() {
+        let q = parse("do I need libcupti.so.12 ");
+        assert_eq!(
+            term_texts(&q),
+            vec!["need", "libcupti.so.12", "libcupti", "cupti", "12"]
+        );
+        assert_eq!(
+            q.pairs,
+            vec![
+                ["i".to_string(), "need".to_string()],
+                ["need".to_string(), "libcupti".to_string()],
+                ["libcupti".to_string(), "so".to_string()],
+                ["so".to_string(), "12".to_string()],
+            ]
+        );
+        let weight = |t: &str| q.terms.iter().find(|x| x.text == t).unwrap().weight;
+        assert_eq!(weight("libcupti.so.12"), WHOLE_WEIGHT);
+        assert_eq!(weight("libcupti"), PART_WEIGHT);
+        assert_eq!(weight("12"), NUMBER_PART_WEIGHT);
+        assert_eq!(q.prefix, None, "a trailing space ends the word");
+    }
+
+    #[test]
+    fn only_stop_words_are_still_searched() {
+        assert_eq!(term_texts(&parse("what is")), vec!["what", "is"]);
+    }
+
+    #[test]
+    fn last_word_is_a_prefix_while_typing() {
+        assert_eq!(parse("cuda memor").prefix.as_deref(), Some("memor"));
+        assert_eq!(parse("sm_9").prefix.as_deref(), Some("sm_9"));
+        assert_eq!(parse("libcupti.s").prefix.as_deref(), Some("libcupti.s"));
+        assert_eq!(parse("\"shared memory\"").prefix, None);
+        assert_eq!(parse("x").prefix, None, "one letter expands to too much");
+    }
+
+    #[test]
+    fn phrases_and_filters() {
+        let q = parse("kind:drop path:CUDA/ \"cannot open shared\" file");
+        assert_eq!(q.kinds, vec![Kind::Drop]);
+        assert_eq!(q.paths, vec!["cuda/".to_string()]);
+        assert_eq!(
+            q.phrases,
+            vec![vec![
+                "cannot".to_string(),
+                "open".to_string(),
+                "shared".to_string()
+            ]]
+        );
+        assert_eq!(term_texts(&q), vec!["cannot", "open", "shared", "file"]);
+    }
+
+    #[test]
+    fn malformed_queries_fall_back_to_plain_terms() {
+        let q = parse("\"unbalanced quote");
+        assert!(q.phrases.is_empty());
+        assert_eq!(term_texts(&q), vec!["unbalanced", "quote"]);
+        let q = parse("stray : colon kind: path: kind:nonsense");
+        assert!(!q.has_filters());
+        assert_eq!(
+            term_texts(&q),
+            vec![
+                "stray",
+                "colon",
+                "kind",
+                "path",
+                "kind:nonsense",
+                "nonsense"
+            ]
+        );
+        assert!(parse("").is_empty());
+        assert!(parse("  \" : \"  ").is_empty());
+    }
+
+    #[test]
+    fn noise_in_error_lines_is_dropped() {
+        assert_eq!(
+            clean_line(
+                "2024-11-22T10:03:55.123Z [ 3/12] ERROR at 0x7f3a2c1b9e40: /usr/local/lib/python3.10/dist-packages/torch/__init__.py:235:12: oops"
+            ),
+            "ERROR at torch/__init__.py: oops"
+        );
+        assert_eq!(
+            clean_line("#12 3.402 E: Unable to locate package cuda-toolkit-12-4"),
+            "E: Unable to locate package cuda-toolkit-12-4"
+        );
+        assert_eq!(
+            clean_line("=> ERROR [builder 5/9] RUN pip install torch"),
+            "RUN pip install torch"
+        );
+        assert_eq!(clean_line("Step 3/12 : COPY . /app"), "COPY /app");
+        assert_eq!(
+            clean_line("  File \"/home/me/proj/venv/lib/x.py\", line 12, in <module>"),
+            "File \"venv/lib/x.py\", in <module>"
+        );
+        assert_eq!(
+            clean_line("[ 45%] Building CUDA object foo.cu.o"),
+            "Building CUDA object foo.cu.o"
+        );
+        assert_eq!(
+            clean_line("\u{1b}[31merror\u{1b}[0m: GPU-5f3c1b2a-9d8e-4f7a-b6c5-d4e3f2a1b0c9 lost"),
+            "error: lost"
+        );
+    }
+
+    #[test]
+    fn meaningful_numbers_and_short_hex_stay() {
+        assert_eq!(
+            clean_line("__shfl_down_sync 0xffffffff FP16 max 65504 NO_PUBKEY A4B469963BF863CC"),
+            "__shfl_down_sync 0xffffffff FP16 max 65504 NO_PUBKEY A4B469963BF863CC"
+        );
+        assert_eq!(
+            clean_line("expandable_segments:True"),
+            "expandable_segments:True"
+        );
+    }
+
+    #[test]
+    fn a_very_long_line_keeps_its_start_and_end() {
+        let line = format!(
+            "gcc {} fatal error: cuda_runtime.h: No such file",
+            "-Iinclude ".repeat(1000)
+        );
+        let q = parse(&line);
+        let texts = term_texts(&q);
+        assert!(
+            texts.contains(&"gcc") && texts.contains(&"cuda_runtime.h"),
+            "{texts:?}"
+        );
+    }
+
+    #[test]
+    fn a_pasted_log_keeps_the_error_lines() {
+        let mut log = String::new();
+        for i in 0..400 {
+            log.push_str(&format!(
+                "#8 {i}.1 Collecting package-{i} (from -r requirements.txt (line {i}))\n"
+            ));
+        }
+        log.push_str(
+            "#8 41.2 ERROR: Could not find a version that satisfies the requirement torch==9.9\n",
+        );
+        log.push_str("------\n");
+        let q = parse(&log);
+        assert!(q.pasted);
+        let texts = term_texts(&q);
+        assert!(texts.contains(&"satisfies"), "{texts:?}");
+        assert!(!texts.contains(&"package-3"), "{texts:?}");
+        assert!(q.prefix.is_none() && q.phrases.is_empty());
+    }
+}

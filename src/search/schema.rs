@@ -1,0 +1,317 @@
+//! What one search document is, and how a corpus `Document` becomes them: one
+//! per section (its heading and its own text, up to the next heading), plus
+//! one for text before the first heading. Sub-sections are documents of their
+//! own, so a hit points at the smallest section that matches.
+//!
+//! This module must not parse Markdown: it slices the lines that `corpus`
+//! already located (sections, code blocks, links).
+
+use tantivy::TantivyDocument;
+use tantivy::schema::{
+    Field, IndexRecordOption, NumericOptions, STORED, STRING, Schema, TextFieldIndexing,
+    TextOptions,
+};
+
+use super::tokenizer::TOKENIZER_NAME;
+use crate::corpus::{Document, Kind};
+
+/// Bumped whenever the schema, the tokenizer or what goes into a field
+/// changes: an index built by another version is rebuilt, never misread.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The fields of the index.
+#[derive(Debug, Clone, Copy)]
+pub struct Fields {
+    /// The document id (`cuda/20-cupti-deep-dive-arr-coc.md`), exact.
+    pub path: Field,
+    /// The path lower-cased, for `path:` filters.
+    pub path_key: Field,
+    pub anchor: Field,
+    pub line: Field,
+    /// `knowledge`, `drop` or `index`.
+    pub kind: Field,
+    /// How much a hit in this kind of file counts (fast field).
+    pub weight: Field,
+    /// The document's title.
+    pub title: Field,
+    /// The section's own heading.
+    pub heading: Field,
+    /// The headings above the section, without the title.
+    pub trail: Field,
+    /// Prose of the section.
+    pub body: Field,
+    /// Code blocks of the section.
+    pub code: Field,
+    /// `Title › Section › Sub`, for display.
+    pub heading_path: Field,
+    /// The section's lines as written (links' targets removed), for snippets.
+    pub text: Field,
+}
+
+/// Text fields searched by free-text terms.
+pub const SEARCHED: usize = 5;
+
+impl Fields {
+    pub fn searched(&self) -> [Field; SEARCHED] {
+        [self.heading, self.title, self.trail, self.code, self.body]
+    }
+
+    /// Fields whose positions allow phrase matching.
+    pub fn phrased(&self) -> [Field; 3] {
+        [self.heading, self.code, self.body]
+    }
+}
+
+pub fn build_schema() -> (Schema, Fields) {
+    let mut builder = Schema::builder();
+    let text = |positions: bool| {
+        let option = if positions {
+            IndexRecordOption::WithFreqsAndPositions
+        } else {
+            IndexRecordOption::WithFreqs
+        };
+        TextOptions::default().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer(TOKENIZER_NAME)
+                .set_index_option(option),
+        )
+    };
+    let fields = Fields {
+        path: builder.add_text_field("path", STRING | STORED),
+        path_key: builder.add_text_field("path_key", STRING),
+        anchor: builder.add_text_field("anchor", STORED),
+        line: builder.add_u64_field("line", STORED),
+        kind: builder.add_text_field("kind", STRING | STORED),
+        weight: builder.add_f64_field("weight", NumericOptions::default().set_fast()),
+        title: builder.add_text_field("title", text(false) | STORED),
+        heading: builder.add_text_field("heading", text(true)),
+        trail: builder.add_text_field("trail", text(false)),
+        body: builder.add_text_field("body", text(true)),
+        code: builder.add_text_field("code", text(true)),
+        heading_path: builder.add_text_field("heading_path", STORED),
+        text: builder.add_text_field("text", STORED),
+    };
+    (builder.build(), fields)
+}
+
+/// How much a match in a file of this kind counts. Drops and the index
+/// describe files rather than explain things, so the file itself should win.
+pub fn kind_weight(kind: Kind) -> f64 {
+    match kind {
+        Kind::Knowledge => 1.0,
+        Kind::Drop => 0.6,
+        Kind::Index => 0.6,
+    }
+}
+
+/// The heading separator in `Hit::heading`.
+pub const HEADING_SEPARATOR: &str = " › ";
+
+/// One section's worth of search document, before it becomes a tantivy one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SectionText {
+    pub anchor: String,
+    pub line: usize,
+    pub heading: String,
+    pub trail: Vec<String>,
+    pub heading_path: String,
+    pub body: String,
+    pub code: String,
+    pub text: String,
+}
+
+/// Byte offsets of line starts of a text, 1-based lines.
+struct Lines<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        Self { text, starts }
+    }
+
+    /// Line `n` (1-based) without its line ending; empty past the end.
+    fn line(&self, n: usize) -> &'a str {
+        let Some(&start) = self.starts.get(n.wrapping_sub(1)) else {
+            return "";
+        };
+        let end = self.starts.get(n).map_or(self.text.len(), |&e| e);
+        let line = &self.text[start..end];
+        line.strip_suffix('\n')
+            .map(|l| l.strip_suffix('\r').unwrap_or(l))
+            .unwrap_or(line)
+    }
+}
+
+/// The search documents of one corpus document, in order.
+pub fn sections_of(doc: &Document) -> Vec<SectionText> {
+    let lines = Lines::new(&doc.text);
+    let body_start = doc.text[..doc.body_offset].matches('\n').count() + 1;
+    let last = doc.line_count;
+    // Every code line, to tell prose from code.
+    let mut in_code = vec![false; last + 2];
+    for block in &doc.code_blocks {
+        for flag in in_code
+            .iter_mut()
+            .take(block.end_line.min(last) + 1)
+            .skip(block.line)
+        {
+            *flag = true;
+        }
+    }
+    let gather = |first: usize, end: usize| -> (String, String, String) {
+        let mut body = String::new();
+        let mut text = String::new();
+        for n in first..=end {
+            let raw = lines.line(n);
+            let line = strip_link_targets(doc, n, raw);
+            if !in_code[n.min(last + 1)] {
+                body.push_str(&line);
+                body.push('\n');
+            }
+            text.push_str(&line);
+            text.push('\n');
+        }
+        let code: String = doc
+            .code_blocks
+            .iter()
+            .filter(|b| b.line >= first && b.line <= end)
+            .map(|b| b.code.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        (body, code, text)
+    };
+
+    let mut out = Vec::new();
+    let first_heading = doc.sections.first().map_or(last + 1, |s| s.line);
+    if first_heading > body_start {
+        let (body, code, text) = gather(body_start, first_heading - 1);
+        if !text.trim().is_empty() {
+            out.push(SectionText {
+                anchor: String::new(),
+                line: body_start,
+                heading: doc.title.clone(),
+                trail: Vec::new(),
+                heading_path: doc.title.clone(),
+                body,
+                code,
+                text,
+            });
+        }
+    }
+    for (i, section) in doc.sections.iter().enumerate() {
+        let (body, code, text) = gather(section.line + 1, section.own_end_line);
+        let mut path: Vec<&str> = doc.heading_path(i);
+        if path.first() != Some(&doc.title.as_str()) {
+            path.insert(0, &doc.title);
+        }
+        let trail = path[1..path.len().saturating_sub(1).max(1)]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        out.push(SectionText {
+            anchor: section.anchor.clone(),
+            line: section.line,
+            heading: section.title.clone(),
+            trail,
+            heading_path: path.join(HEADING_SEPARATOR),
+            body,
+            code,
+            text,
+        });
+    }
+    out
+}
+
+/// `[text](dest)` → `[text]` on line `n`: a link's target is an address, not
+/// what the section says, and anchors such as `#pip-wheels-already-ship-cupti`
+/// would otherwise make every section that links there look like a match.
+fn strip_link_targets<'a>(doc: &Document, n: usize, line: &'a str) -> std::borrow::Cow<'a, str> {
+    let mut out = std::borrow::Cow::Borrowed(line);
+    for link in doc.links.iter().filter(|l| l.line == n) {
+        let target = format!("]({})", link.dest);
+        if out.contains(&target) {
+            out = std::borrow::Cow::Owned(out.replacen(&target, "]", 1));
+        }
+    }
+    out
+}
+
+/// The tantivy documents of one corpus document.
+pub fn tantivy_documents(doc: &Document, fields: &Fields) -> Vec<TantivyDocument> {
+    sections_of(doc)
+        .into_iter()
+        .map(|s| {
+            let mut d = TantivyDocument::new();
+            d.add_text(fields.path, &doc.path);
+            d.add_text(fields.path_key, doc.path.to_lowercase());
+            d.add_text(fields.anchor, &s.anchor);
+            d.add_u64(fields.line, s.line as u64);
+            d.add_text(fields.kind, doc.kind.as_str());
+            d.add_f64(fields.weight, kind_weight(doc.kind));
+            d.add_text(fields.title, &doc.title);
+            d.add_text(fields.trail, s.trail.join("\n"));
+            d.add_text(fields.heading, &s.heading);
+            d.add_text(fields.body, &s.body);
+            d.add_text(fields.code, &s.code);
+            d.add_text(fields.heading_path, &s.heading_path);
+            d.add_text(fields.text, &s.text);
+            d
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sources::{Origin, SourceFile};
+
+    fn doc(path: &str, text: &str) -> Document {
+        Document::parse(SourceFile {
+            rel: path.into(),
+            origin: Origin::Builtin,
+            text: text.into(),
+            stamp: None,
+        })
+    }
+
+    #[test]
+    fn one_document_per_section_with_its_own_text() {
+        let d = doc(
+            "cuda/a.md",
+            "intro line\n# Title\n\nfirst [link](b.md#x)\n\n## Part\ntext\n```bash\nnvcc -arch=sm_90\n```\n### Deeper\nmore\n",
+        );
+        let s = sections_of(&d);
+        let summary: Vec<_> = s
+            .iter()
+            .map(|s| (s.anchor.as_str(), s.line, s.heading_path.as_str()))
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                ("", 1, "Title"),
+                ("title", 2, "Title"),
+                ("part", 6, "Title › Part"),
+                ("deeper", 11, "Title › Part › Deeper"),
+            ]
+        );
+        assert_eq!(s[1].body.trim(), "first [link]");
+        assert_eq!(s[2].body, "text\n");
+        assert_eq!(s[2].code, "nvcc -arch=sm_90\n");
+        assert!(s[2].text.contains("```bash"));
+        assert_eq!(s[3].trail, vec!["Part".to_string()]);
+        assert!(s[2].trail.is_empty());
+    }
+
+    #[test]
+    fn a_file_without_headings_is_one_document() {
+        let d = doc("notes/plain.md", "just text\n");
+        let s = sections_of(&d);
+        assert_eq!(s.len(), 1);
+        assert_eq!(s[0].heading_path, "plain");
+        assert_eq!(s[0].body, "just text\n");
+    }
+}

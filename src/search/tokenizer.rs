@@ -1,0 +1,525 @@
+//! Splitting knowledge text and queries into search terms, so that the
+//! identifiers engineers paste are findable whole and in parts:
+//! `libcupti.so.12` is one term and also `libcupti`, `so`, `12`;
+//! `CUDA_LAUNCH_BLOCKING` is `cuda_launch_blocking` and `cuda`, `launch`,
+//! `blocking`; `cudaMallocAsync` is `cudamallocasync` and `cuda`, `malloc`,
+//! `async`.
+//!
+//! A *chunk* is a run of letters, digits and joining punctuation (`.` `-` `_`
+//! `/` `:` `=` `+` `@` `'`) with the joiners trimmed from its ends. Each chunk
+//! becomes a tree: the whole chunk, its pieces between strong joiners (`/` `:`
+//! `=` `@` `+`), their pieces between `.` and `-`, and finally the *words*
+//! between `_`, `'` and camel-case humps. Every distinct node is a term. Words
+//! take consecutive positions; a larger node sits at the position of its first
+//! word, so phrase queries over words work across identifiers and prose alike.
+//!
+//! The same code tokenizes documents (through tantivy) and queries (directly),
+//! so both sides always agree. It must not know about fields, scoring or
+//! Markdown.
+
+use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
+
+/// Terms longer than this are dropped: nothing useful is typed that long, and
+/// a base64 blob should not bloat the index.
+pub const MAX_TERM_BYTES: usize = 80;
+
+/// One term of a text, with where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Piece {
+    /// Lower-cased term text.
+    pub text: String,
+    /// Byte range in the source text.
+    pub from: usize,
+    pub to: usize,
+    /// Word position (see the module docs).
+    pub position: usize,
+    /// How many words this piece spans: 1 for a word, more for a compound.
+    pub words: usize,
+    /// True for the outermost piece of a chunk (the chunk itself).
+    pub whole: bool,
+}
+
+impl Piece {
+    /// A word: the smallest piece, not split further.
+    pub fn is_word(&self) -> bool {
+        self.words == 1
+    }
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+fn is_strong_joiner(c: char) -> bool {
+    matches!(c, '/' | ':' | '=' | '@' | '+')
+}
+
+fn is_joiner(c: char) -> bool {
+    is_strong_joiner(c) || matches!(c, '.' | '-' | '\'')
+}
+
+/// Every term of `text`, in order of position (a compound before its parts).
+pub fn pieces(text: &str) -> Vec<Piece> {
+    let mut out = Vec::new();
+    let mut position = 0;
+    for (from, to) in chunks(text) {
+        split_chunk(text, from, to, &mut position, &mut out);
+    }
+    out
+}
+
+/// Byte ranges of the chunks of `text`.
+fn chunks(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut iter = text.char_indices().peekable();
+    while let Some((i, c)) = iter.next() {
+        let inside = is_word_char(c) || is_joiner(c);
+        if inside {
+            if start.is_none() {
+                start = Some(i);
+            }
+        } else if let Some(s) = start.take() {
+            push_trimmed(text, s, i, &mut out);
+        }
+        if iter.peek().is_none()
+            && let Some(s) = start.take()
+        {
+            push_trimmed(text, s, text.len(), &mut out);
+        }
+    }
+    out
+}
+
+/// Trims joiners and underscores from both ends (`--mount=type=cache` →
+/// `mount=type=cache`, `file.` → `file`, `__shfl_sync` → `shfl_sync`) and keeps the chunk if a word character is left.
+fn push_trimmed(text: &str, from: usize, to: usize, out: &mut Vec<(usize, usize)>) {
+    let slice = &text[from..to];
+    let edge = |c: char| is_joiner(c) || c == '_';
+    let trimmed_start = slice.trim_start_matches(edge);
+    let from = from + (slice.len() - trimmed_start.len());
+    let trimmed = trimmed_start.trim_end_matches(edge);
+    let to = from + trimmed.len();
+    if trimmed.chars().any(|c| c.is_alphanumeric()) {
+        out.push((from, to));
+    }
+}
+
+/// Splits `text[from..to]` at the characters `split` accepts, dropping empty
+/// parts. Returns byte ranges.
+fn split_range(
+    text: &str,
+    from: usize,
+    to: usize,
+    split: impl Fn(char) -> bool,
+) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = from;
+    for (i, c) in text[from..to].char_indices() {
+        let i = from + i;
+        if split(c) {
+            if i > start {
+                out.push((start, i));
+            }
+            start = i + c.len_utf8();
+        }
+    }
+    if to > start {
+        out.push((start, to));
+    }
+    out
+}
+
+/// Camel-case humps of an alphanumeric run: `cudaMallocAsync` → `cuda`,
+/// `Malloc`, `Async`; `CUDAGraph` → `CUDA`, `Graph`. Digits stay attached
+/// (`sm90`, `fp16`, `x86`).
+fn humps(text: &str, from: usize, to: usize) -> Vec<(usize, usize)> {
+    let chars: Vec<(usize, char)> = text[from..to]
+        .char_indices()
+        .map(|(i, c)| (from + i, c))
+        .collect();
+    let mut out = Vec::new();
+    let mut start = from;
+    for k in 1..chars.len() {
+        let (i, c) = chars[k];
+        let prev = chars[k - 1].1;
+        let next = chars.get(k + 1).map(|&(_, c)| c);
+        let boundary = (prev.is_lowercase() && c.is_uppercase())
+            || (prev.is_uppercase() && c.is_uppercase() && next.is_some_and(char::is_lowercase));
+        if boundary {
+            out.push((start, i));
+            start = i;
+        }
+    }
+    out.push((start, to));
+    out
+}
+
+/// The words of a chunk, in order: split at every joiner, `_`, `'` and hump.
+fn words_of(text: &str, from: usize, to: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for (a, b) in split_range(text, from, to, |c| is_joiner(c) || c == '_') {
+        if text[a..b].chars().any(char::is_alphanumeric) {
+            out.extend(humps(text, a, b));
+        }
+    }
+    out
+}
+
+/// True when a run of ASCII letters has a camel-case hump.
+fn has_hump(bytes: &[u8]) -> bool {
+    (1..bytes.len()).any(|i| {
+        let (prev, c) = (bytes[i - 1], bytes[i]);
+        (prev.is_ascii_lowercase() && c.is_ascii_uppercase())
+            || (prev.is_ascii_uppercase()
+                && c.is_ascii_uppercase()
+                && bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase))
+    })
+}
+
+fn split_chunk(text: &str, from: usize, to: usize, position: &mut usize, out: &mut Vec<Piece>) {
+    // Most chunks are plain words: one term, no tree to build.
+    let slice = &text[from..to];
+    if slice.bytes().all(|b| b.is_ascii_alphanumeric())
+        && !has_hump(slice.as_bytes())
+        && library_name(slice).is_none()
+    {
+        if slice.len() <= MAX_TERM_BYTES {
+            out.push(Piece {
+                text: slice.to_ascii_lowercase(),
+                from,
+                to,
+                position: *position,
+                words: 1,
+                whole: true,
+            });
+        }
+        *position += 1;
+        return;
+    }
+    let words = words_of(text, from, to);
+    if words.is_empty() {
+        return;
+    }
+    let base = *position;
+    let first_piece = out.len();
+    // Position of the word starting at a byte offset.
+    let word_at = |offset: usize| {
+        words
+            .iter()
+            .position(|&(a, _)| a >= offset)
+            .unwrap_or(words.len() - 1)
+    };
+    let mut seen: Vec<(usize, usize)> = Vec::new();
+    let mut push = |a: usize, b: usize, whole: bool, out: &mut Vec<Piece>| {
+        // Trim joiners again: `a._b` splits into `a` and `_b`.
+        let slice = &text[a..b];
+        let a = a + (slice.len() - slice.trim_start_matches(|c| is_joiner(c) || c == '_').len());
+        let b = a + text[a..b]
+            .trim_end_matches(|c| is_joiner(c) || c == '_')
+            .len();
+        if a >= b || seen.contains(&(a, b)) || b - a > MAX_TERM_BYTES {
+            return;
+        }
+        seen.push((a, b));
+        let first = word_at(a);
+        let count = words.iter().filter(|&&(x, y)| x >= a && y <= b).count();
+        out.push(Piece {
+            text: text[a..b].to_lowercase(),
+            from: a,
+            to: b,
+            position: base + first,
+            words: count.max(1),
+            whole,
+        });
+    };
+    if words.len() > 1 {
+        push(from, to, true, out);
+        let strong = split_range(text, from, to, is_strong_joiner);
+        for &(sa, sb) in &strong {
+            if strong.len() > 1 {
+                push(sa, sb, false, out);
+            }
+            let weak = split_range(text, sa, sb, |c| matches!(c, '.' | '-'));
+            for &(wa, wb) in &weak {
+                if weak.len() > 1 {
+                    push(wa, wb, false, out);
+                }
+                // An alphanumeric run with humps (`cudaMallocAsync`) is a
+                // node of its own.
+                for (ra, rb) in split_range(text, wa, wb, |c| c == '_' || c == '\'') {
+                    if humps(text, ra, rb).len() > 1 {
+                        push(ra, rb, false, out);
+                    }
+                }
+            }
+        }
+    }
+    for &(a, b) in &words {
+        push(a, b, words.len() == 1, out);
+        // A shared library is also its library's name: `libcupti` → `cupti`,
+        // `libcudnn` → `cudnn`, so the error about the file finds the text
+        // about the library.
+        if let Some(rest) = library_name(&text[a..b]) {
+            let from = b - rest.len();
+            let position = base + word_at(a);
+            out.push(Piece {
+                text: rest.to_lowercase(),
+                from,
+                to: b,
+                position,
+                words: 1,
+                whole: false,
+            });
+        }
+    }
+    out[first_piece..].sort_by_key(|p| (p.position, std::cmp::Reverse(p.to - p.from)));
+    *position = base + words.len();
+}
+
+/// `cupti` for `libcupti`: the name after a `lib` prefix, when there is
+/// one (at least three letters; not `library` or `libraries`).
+fn library_name(word: &str) -> Option<&str> {
+    let prefix = word.get(..3)?;
+    let rest = &word[3..];
+    (prefix.eq_ignore_ascii_case("lib")
+        && rest.len() >= 3
+        && rest.starts_with(|c: char| c.is_ascii_alphabetic())
+        && !rest.to_ascii_lowercase().starts_with("rar"))
+    .then_some(rest)
+}
+
+/// lore's tokenizer for tantivy text fields: [`pieces`] as a token stream.
+#[derive(Clone, Default)]
+pub struct LoreTokenizer {
+    tokens: Vec<Token>,
+}
+
+/// The name the tokenizer is registered under in every index.
+pub const TOKENIZER_NAME: &str = "lore";
+
+impl Tokenizer for LoreTokenizer {
+    type TokenStream<'a> = LoreTokenStream<'a>;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> LoreTokenStream<'a> {
+        self.tokens.clear();
+        self.tokens.extend(pieces(text).into_iter().map(|p| Token {
+            offset_from: p.from,
+            offset_to: p.to,
+            position: p.position,
+            text: p.text,
+            position_length: p.words,
+        }));
+        LoreTokenStream {
+            tokens: &mut self.tokens,
+            index: None,
+        }
+    }
+}
+
+pub struct LoreTokenStream<'a> {
+    tokens: &'a mut Vec<Token>,
+    index: Option<usize>,
+}
+
+impl TokenStream for LoreTokenStream<'_> {
+    fn advance(&mut self) -> bool {
+        let next = self.index.map_or(0, |i| i + 1);
+        self.index = Some(next);
+        next < self.tokens.len()
+    }
+
+    fn token(&self) -> &Token {
+        &self.tokens[self.index.unwrap_or(0)]
+    }
+
+    fn token_mut(&mut self) -> &mut Token {
+        &mut self.tokens[self.index.unwrap_or(0)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn terms(text: &str) -> Vec<String> {
+        pieces(text).into_iter().map(|p| p.text).collect()
+    }
+
+    fn words(text: &str) -> Vec<(String, usize)> {
+        pieces(text)
+            .into_iter()
+            .filter(Piece::is_word)
+            .map(|p| (p.text, p.position))
+            .collect()
+    }
+
+    #[test]
+    fn shared_library_names_whole_and_in_parts() {
+        assert_eq!(
+            terms("ImportError: libcupti.so.12: cannot"),
+            vec![
+                "importerror",
+                "import",
+                "error",
+                "libcupti.so.12",
+                "libcupti",
+                "cupti",
+                "so",
+                "12",
+                "cannot"
+            ]
+        );
+    }
+
+    #[test]
+    fn apt_package_names() {
+        assert_eq!(
+            terms("cuda-cupti-12-4"),
+            vec!["cuda-cupti-12-4", "cuda", "cupti", "12", "4"]
+        );
+    }
+
+    #[test]
+    fn environment_variables_and_arch_names() {
+        assert_eq!(
+            terms("CUDA_LAUNCH_BLOCKING=1"),
+            vec![
+                "cuda_launch_blocking=1",
+                "cuda_launch_blocking",
+                "cuda",
+                "launch",
+                "blocking",
+                "1"
+            ]
+        );
+        assert_eq!(
+            terms("TORCH_CUDA_ARCH_LIST"),
+            vec!["torch_cuda_arch_list", "torch", "cuda", "arch", "list"]
+        );
+        assert_eq!(terms("sm_90"), vec!["sm_90", "sm", "90"]);
+        assert_eq!(terms("sm_90a,"), vec!["sm_90a", "sm", "90a"]);
+    }
+
+    #[test]
+    fn flags_lose_their_dashes_but_keep_their_parts() {
+        assert_eq!(
+            terms("RUN --mount=type=cache,target=/root/.cache/pip pip install"),
+            vec![
+                "run",
+                "mount=type=cache",
+                "mount",
+                "type",
+                "cache",
+                "target=/root/.cache/pip",
+                "target",
+                "root",
+                "cache",
+                "pip",
+                "pip",
+                "install"
+            ]
+        );
+    }
+
+    #[test]
+    fn library_files_also_name_their_library() {
+        assert_eq!(terms("libcudnn"), vec!["libcudnn", "cudnn"]);
+        assert_eq!(terms("library lib libc"), vec!["library", "lib", "libc"]);
+        let cupti = pieces("libcupti.so.12")
+            .into_iter()
+            .find(|p| p.text == "cupti")
+            .unwrap();
+        assert_eq!((cupti.from, cupti.to, cupti.position), (3, 8, 0));
+    }
+
+    #[test]
+    fn camel_case_and_acronyms() {
+        assert_eq!(
+            terms("cudaMallocAsync"),
+            vec!["cudamallocasync", "cuda", "malloc", "async"]
+        );
+        assert_eq!(terms("CUDAGraph"), vec!["cudagraph", "cuda", "graph"]);
+        assert_eq!(terms("fp16 x86_64"), vec!["fp16", "x86_64", "x86", "64"]);
+    }
+
+    #[test]
+    fn dotted_python_names_keep_their_private_parts() {
+        let t = terms("torch.cuda.memory._record_memory_history(max_entries=1)");
+        assert_eq!(t[0], "torch.cuda.memory._record_memory_history");
+        assert!(t.contains(&"record_memory_history".to_string()), "{t:?}");
+        assert_eq!(
+            terms("__shfl_down_sync"),
+            vec!["shfl_down_sync", "shfl", "down", "sync"]
+        );
+        assert!(t.contains(&"record".to_string()));
+        assert!(t.contains(&"max_entries=1".to_string()));
+    }
+
+    #[test]
+    fn words_have_consecutive_positions_across_identifiers() {
+        assert_eq!(
+            words("open libcupti.so.12 now"),
+            vec![
+                ("open".into(), 0),
+                ("libcupti".into(), 1),
+                ("cupti".into(), 1),
+                ("so".into(), 2),
+                ("12".into(), 3),
+                ("now".into(), 4)
+            ]
+        );
+        let whole = pieces("x libcupti.so.12")
+            .into_iter()
+            .find(|p| p.text == "libcupti.so.12")
+            .unwrap();
+        assert_eq!((whole.position, whole.words, whole.whole), (1, 3, true));
+    }
+
+    #[test]
+    fn punctuation_and_sentence_ends_are_separators() {
+        assert_eq!(
+            terms("(see `nvcc`), then... done. 'sm_91'"),
+            vec!["see", "nvcc", "then", "done", "sm_91", "sm", "91"]
+        );
+        assert_eq!(terms("--- ... :: =="), Vec::<String>::new());
+        assert_eq!(
+            terms("C++ c10::Error"),
+            vec!["c", "c10::error", "c10", "error"]
+        );
+    }
+
+    #[test]
+    fn offsets_point_into_the_source() {
+        let text = "Größe of `libcupti.so`";
+        for p in pieces(text) {
+            assert_eq!(text[p.from..p.to].to_lowercase(), p.text);
+        }
+        assert_eq!(terms("Größe"), vec!["größe"]);
+    }
+
+    #[test]
+    fn very_long_terms_are_dropped_but_their_words_stay() {
+        let long = format!("{}.so", "a".repeat(100));
+        assert_eq!(terms(&long), vec!["so"]);
+    }
+
+    #[test]
+    fn the_tantivy_stream_matches_pieces() {
+        let mut tokenizer = LoreTokenizer::default();
+        let mut stream = tokenizer.token_stream("sm_90 ok");
+        let mut seen = Vec::new();
+        while let Some(token) = stream.next() {
+            seen.push((token.text.clone(), token.position));
+        }
+        assert_eq!(
+            seen,
+            vec![
+                ("sm_90".to_string(), 0),
+                ("sm".to_string(), 0),
+                ("90".to_string(), 1),
+                ("ok".to_string(), 2)
+            ]
+        );
+    }
+}

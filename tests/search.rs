@@ -1,0 +1,453 @@
+//! The search library as the TUI and the CLI use it: the on-disk cache
+//! (freshness, damage, unusable folders, concurrent opens) and what queries
+//! find (phrases, prefixes, filters, fuzzy fallback, pasted logs).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use lore::corpus::{Corpus, Kind};
+use lore::search::{OpenOptions, SearchIndex};
+use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+
+fn overlay(dir: &Path) -> SourceSet {
+    SourceSet {
+        builtin: None,
+        overlays: vec![dir.to_path_buf()],
+    }
+}
+
+fn builtin() -> SourceSet {
+    SourceSet {
+        builtin: Some(&BUILTIN_KNOWLEDGE),
+        overlays: Vec::new(),
+    }
+}
+
+fn write(dir: &Path, rel: &str, text: &str) -> PathBuf {
+    let path = dir.join(rel);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(&path, text).unwrap();
+    path
+}
+
+/// Opens the overlay's index in `cache`; returns whether it was rebuilt and
+/// the paths of the hits for `q`.
+fn open(dir: &Path, cache: &Path, q: &str) -> (bool, Vec<String>) {
+    let (index, report) =
+        SearchIndex::open_sources(&overlay(dir), Some(cache), OpenOptions::default())
+            .expect("index opens");
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    let hits = index.query(q, 10).into_iter().map(|h| h.path).collect();
+    (report.rebuilt, hits)
+}
+
+fn notes() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "gpu/a.md",
+        "# Alpha\n\n## Pinned memory\n\nzebrafish pinned host memory\n",
+    );
+    write(dir.path(), "gpu/b.md", "# Beta\n\nnothing special here\n");
+    dir
+}
+
+#[test]
+fn an_open_index_can_be_shared_between_threads() {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<SearchIndex>();
+}
+
+#[test]
+fn the_cache_is_reused_until_a_file_is_added_changed_or_removed() {
+    let dir = notes();
+    let cache = tempfile::tempdir().unwrap();
+    assert_eq!(
+        open(dir.path(), cache.path(), "zebrafish"),
+        (true, vec!["gpu/a.md".into()])
+    );
+    assert_eq!(
+        open(dir.path(), cache.path(), "zebrafish"),
+        (false, vec!["gpu/a.md".into()])
+    );
+
+    let added = write(dir.path(), "gpu/c.md", "# Gamma\n\nokapi\n");
+    assert_eq!(
+        open(dir.path(), cache.path(), "okapi"),
+        (true, vec!["gpu/c.md".into()])
+    );
+
+    // Same size, later modification time: still a change.
+    fs::write(&added, "# Gamma\n\nlemur\n").unwrap();
+    let later = SystemTime::now() + Duration::from_secs(5);
+    fs::File::options()
+        .write(true)
+        .open(&added)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    assert_eq!(
+        open(dir.path(), cache.path(), "lemur"),
+        (true, vec!["gpu/c.md".into()])
+    );
+
+    fs::remove_file(&added).unwrap();
+    assert_eq!(open(dir.path(), cache.path(), "lemur"), (true, vec![]));
+    assert_eq!(open(dir.path(), cache.path(), "lemur"), (false, vec![]));
+}
+
+#[test]
+fn a_different_set_of_sources_has_its_own_cache() {
+    let one = notes();
+    let two = tempfile::tempdir().unwrap();
+    write(two.path(), "x.md", "# X\n\nzebrafish too\n");
+    let cache = tempfile::tempdir().unwrap();
+    assert!(open(one.path(), cache.path(), "zebrafish").0);
+    assert!(open(two.path(), cache.path(), "zebrafish").0);
+    // Switching back does not rebuild: each set keeps its index.
+    assert!(!open(one.path(), cache.path(), "zebrafish").0);
+    assert!(!open(two.path(), cache.path(), "zebrafish").0);
+}
+
+#[test]
+fn the_corpus_and_the_sources_share_one_cache() {
+    let dir = notes();
+    let cache = tempfile::tempdir().unwrap();
+    let sources = SourceSet {
+        builtin: Some(&BUILTIN_KNOWLEDGE),
+        overlays: vec![dir.path().to_path_buf()],
+    };
+    let (_, first) =
+        SearchIndex::open_sources(&sources, Some(cache.path()), OpenOptions::default()).unwrap();
+    assert!(first.rebuilt);
+    let corpus = Corpus::load(&sources);
+    let (index, second) = SearchIndex::open(&corpus, Some(cache.path())).unwrap();
+    assert!(
+        !second.rebuilt,
+        "the TUI's open must reuse lore search's index"
+    );
+    assert_eq!(second.documents, corpus.len());
+    assert_eq!(index.query("zebrafish", 1)[0].path, "gpu/a.md");
+}
+
+/// The live generation folder of the only index under `cache`.
+fn generation(cache: &Path) -> PathBuf {
+    let (_, report) =
+        SearchIndex::open_sources(&builtin(), Some(cache), OpenOptions::default()).unwrap();
+    report.location.expect("an on-disk index")
+}
+
+fn still_works_after(damage: impl Fn(&Path)) {
+    let cache = tempfile::tempdir().unwrap();
+    let live = generation(cache.path());
+    damage(&live);
+    let (index, report) =
+        SearchIndex::open_sources(&builtin(), Some(cache.path()), OpenOptions::default())
+            .expect("a damaged cache is rebuilt, not an error");
+    assert!(report.rebuilt, "damage must be detected");
+    assert!(report.warnings.is_empty());
+    assert!(!index.query("cupti", 5).is_empty());
+    // And the rebuilt index is used from then on.
+    let (_, again) =
+        SearchIndex::open_sources(&builtin(), Some(cache.path()), OpenOptions::default()).unwrap();
+    assert!(!again.rebuilt);
+}
+
+fn largest_file(dir: &Path) -> PathBuf {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .max_by_key(|p| fs::metadata(p).unwrap().len())
+        .unwrap()
+}
+
+#[test]
+fn a_truncated_index_file_is_rebuilt() {
+    still_works_after(|live| {
+        let file = largest_file(live);
+        let len = fs::metadata(&file).unwrap().len();
+        fs::File::options()
+            .write(true)
+            .open(&file)
+            .unwrap()
+            .set_len(len / 2)
+            .unwrap();
+    });
+}
+
+#[test]
+fn an_index_file_with_garbage_of_the_same_size_is_rebuilt() {
+    still_works_after(|live| {
+        let file = largest_file(live);
+        let len = fs::metadata(&file).unwrap().len() as usize;
+        fs::write(&file, vec![0x5a; len]).unwrap();
+    });
+}
+
+#[test]
+fn a_missing_or_garbled_meta_file_is_rebuilt() {
+    still_works_after(|live| fs::remove_file(live.join("meta.json")).unwrap());
+    still_works_after(|live| fs::write(live.join("meta.json"), "{ not json").unwrap());
+    still_works_after(|live| {
+        fs::write(live.parent().unwrap().join("current"), "gen-nonexistent\n").unwrap()
+    });
+}
+
+#[test]
+fn an_unusable_cache_folder_gives_an_in_memory_index_and_one_warning() {
+    let dir = notes();
+    let blocker = tempfile::NamedTempFile::new().unwrap();
+    // A path under a regular file can never be created, even by root.
+    let cache = blocker.path().join("cache");
+    for _ in 0..2 {
+        let (index, report) =
+            SearchIndex::open_sources(&overlay(dir.path()), Some(&cache), OpenOptions::default())
+                .expect("falls back to memory");
+        assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);
+        assert!(
+            report.warnings[0].message.contains("in-memory"),
+            "{}",
+            report.warnings[0]
+        );
+        assert!(report.location.is_none());
+        assert_eq!(index.query("zebrafish", 5)[0].path, "gpu/a.md");
+    }
+}
+
+#[test]
+fn threads_opening_a_cold_cache_at_once_build_it_once() {
+    let dir = notes();
+    let cache = tempfile::tempdir().unwrap();
+    let rebuilt: Vec<bool> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..4)
+            .map(|_| scope.spawn(|| open(dir.path(), cache.path(), "zebrafish")))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                let (rebuilt, hits) = h.join().unwrap();
+                assert_eq!(hits, vec!["gpu/a.md".to_string()]);
+                rebuilt
+            })
+            .collect()
+    });
+    assert_eq!(rebuilt.iter().filter(|&&r| r).count(), 1, "{rebuilt:?}");
+    let generations = fs::read_dir(cache.path().join("search"))
+        .unwrap()
+        .flat_map(|key| fs::read_dir(key.unwrap().path()).unwrap())
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with("gen-")
+        })
+        .count();
+    assert_eq!(generations, 1);
+}
+
+#[test]
+fn rebuild_builds_even_when_fresh() {
+    let dir = notes();
+    let cache = tempfile::tempdir().unwrap();
+    open(dir.path(), cache.path(), "x");
+    let options = OpenOptions {
+        rebuild: true,
+        ..OpenOptions::default()
+    };
+    let (_, report) =
+        SearchIndex::open_sources(&overlay(dir.path()), Some(cache.path()), options).unwrap();
+    assert!(report.rebuilt);
+    assert!(report.build_time.is_some());
+    assert_eq!((report.documents, report.sections), (2, 3));
+}
+
+fn shipped() -> SearchIndex {
+    let corpus = Corpus::load(&builtin());
+    SearchIndex::build_in_memory(&corpus).unwrap().0
+}
+
+#[test]
+fn hits_carry_location_heading_and_a_highlighted_snippet() {
+    let index = shipped();
+    let hits = index.query(
+        "ImportError: libcupti.so.12: cannot open shared object file",
+        5,
+    );
+    assert_eq!(hits.len(), 5);
+    for hit in &hits[..3] {
+        assert!(hit.heading.contains("CUPTI"), "{}", hit.heading);
+    }
+    for hit in &hits {
+        assert!(hit.heading.starts_with(&hit.title));
+        assert!(hit.line >= 1 && !hit.anchor.is_empty());
+        assert!(
+            !hit.snippet.chars().any(char::is_control),
+            "{:?}",
+            hit.snippet
+        );
+        assert!(!hit.highlights.is_empty(), "{hit:?}");
+    }
+    for hit in &hits[..3] {
+        let marked: Vec<&str> = hit
+            .highlights
+            .iter()
+            .map(|r| &hit.snippet[r.clone()])
+            .collect();
+        assert!(
+            marked.iter().any(|m| m.to_lowercase().contains("cupti")),
+            "{marked:?} in {:?}",
+            hit.snippet
+        );
+    }
+    let scores: Vec<f32> = hits.iter().map(|h| h.score).collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+}
+
+#[test]
+fn filters_restrict_kind_and_path() {
+    let index = shipped();
+    let drops = index.query("kind:drop cupti", 10);
+    assert!(!drops.is_empty());
+    assert!(drops.iter().all(|h| h.kind == Kind::Drop));
+    let investigations = index.query("cupti path:investigations/", 10);
+    assert!(!investigations.is_empty());
+    assert!(
+        investigations
+            .iter()
+            .all(|h| h.path.starts_with("investigations/"))
+    );
+    assert!(index.query("cupti path:no-such-folder/", 10).is_empty());
+    // A filter alone lists what it lets through.
+    assert!(!index.query("kind:index", 10).is_empty());
+}
+
+#[test]
+fn quoted_phrases_rank_the_exact_words_first() {
+    let index = shipped();
+    let hits = index.query("\"compute capability\"", 5);
+    assert!(!hits.is_empty());
+    for hit in &hits {
+        assert!(
+            hit.snippet.to_lowercase().contains("compute capabilit")
+                || hit.heading.to_lowercase().contains("compute capabilit"),
+            "{hit:?}"
+        );
+    }
+    // An unbalanced quote is just a character.
+    assert!(!index.query("\"compute capability", 5).is_empty());
+}
+
+#[test]
+fn the_word_being_typed_matches_as_a_prefix() {
+    let index = shipped();
+    let hits = index.query("libcup", 5);
+    assert!(!hits.is_empty());
+    assert!(hits.iter().any(|h| h.path.contains("cupti")), "{hits:?}");
+    let marked: Vec<String> = hits
+        .iter()
+        .flat_map(|h| {
+            h.highlights
+                .iter()
+                .map(|r| h.snippet[r.clone()].to_lowercase())
+        })
+        .collect();
+    assert!(
+        marked.iter().any(|m| m.starts_with("libcupti")),
+        "{marked:?}"
+    );
+}
+
+#[test]
+fn a_typo_falls_back_to_fuzzy_matches() {
+    let index = shipped();
+    let hits = index.query("cuptii", 5);
+    assert!(!hits.is_empty());
+    assert!(hits.iter().any(|h| h.heading.contains("CUPTI")), "{hits:?}");
+}
+
+#[test]
+fn a_pasted_build_log_finds_its_error() {
+    let index = shipped();
+    let mut log = String::new();
+    for i in 0..120 {
+        log.push_str(&format!(
+            "#11 {i}.{i:03} Get:{i} http://archive.ubuntu.com/ubuntu jammy/main amd64 package-{i} [{i} kB]\n"
+        ));
+    }
+    log.push_str("#11 95.21 E: Unable to locate package libcupti-dev-12-4\n");
+    log.push_str("#11 ERROR: process \"/bin/sh -c apt-get install -y libcupti-dev-12-4\" did not complete successfully: exit code: 100\n");
+    assert!(log.len() > 10_000, "{}", log.len());
+    let hits = index.query(&log, 3);
+    assert!(
+        hits.iter().any(
+            |h| h.path == "investigations/arr-coc-cupti-investigation.md"
+                || h.path == "cuda/13-nvidia-container-cuda-packaging.md"
+        ),
+        "{hits:?}"
+    );
+}
+
+#[test]
+fn nonsense_and_empty_queries_give_nothing_without_failing() {
+    let index = shipped();
+    assert!(index.query("", 10).is_empty());
+    assert!(index.query("   ", 10).is_empty());
+    assert!(index.query("qqqqxzzzv", 10).is_empty());
+    assert!(index.query("cupti", 0).is_empty());
+    for odd in [
+        "\"",
+        "::",
+        "kind:",
+        "path:",
+        "\"\"",
+        "\u{1b}[2J",
+        "a\"b\"c\"",
+        "((]]",
+        "-",
+    ] {
+        let _ = index.query(odd, 10);
+    }
+    // One enormous line, as from a long linker command.
+    let long = format!(
+        "{} libcupti.so.12",
+        "0x7ffe12345678 /usr/lib/x86_64-linux-gnu/libfoo.so ".repeat(400)
+    );
+    assert!(long.len() > 20_000);
+    assert!(!index.query(&long, 5).is_empty());
+}
+
+mod random_queries {
+    use std::sync::OnceLock;
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn index() -> &'static SearchIndex {
+        static INDEX: OnceLock<SearchIndex> = OnceLock::new();
+        INDEX.get_or_init(shipped)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Whatever is typed or pasted: no panic, and every hit's snippet is
+        /// one clean line with highlights on character boundaries.
+        #[test]
+        fn any_query_gives_well_formed_hits(
+            q in "[a-z_:.\"/ \\-=0-9\u{1b}\n\tñ€]{0,60}"
+        ) {
+            for hit in index().query(&q, 5) {
+                prop_assert!(!hit.snippet.chars().any(char::is_control));
+                for r in &hit.highlights {
+                    prop_assert!(r.start < r.end && r.end <= hit.snippet.len());
+                    prop_assert!(hit.snippet.is_char_boundary(r.start));
+                    prop_assert!(hit.snippet.is_char_boundary(r.end));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,265 @@
+//! `lore search` and `lore index` as a user runs them: output shape, JSON,
+//! exit codes, stdin, colour, the cache under LORE_HOME, concurrent runs.
+
+mod common;
+
+use std::io::Write;
+use std::process::Stdio;
+
+use common::{home, lore};
+
+const CUPTI_ERROR: &str = "ImportError: libcupti.so.12: cannot open shared object file";
+
+fn stdout_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The `path:line  heading` lines of plain output.
+fn hit_lines(stdout: &str) -> Vec<&str> {
+    stdout.lines().filter(|l| !l.starts_with(' ')).collect()
+}
+
+#[test]
+fn a_pasted_cupti_error_lists_the_cupti_sections_first() {
+    let home = home();
+    let out = lore(&home).args(["search", CUPTI_ERROR]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = stdout_of(&out);
+    assert!(!stdout.contains('\u{1b}'), "no colour off a terminal");
+    let hits = hit_lines(&stdout);
+    assert_eq!(hits.len(), 10, "{stdout}");
+    for line in &hits[..3] {
+        assert!(line.contains("CUPTI"), "{line}\n{stdout}");
+    }
+    // `path:line  Title › Section`, then an indented snippet.
+    let first = hits[0];
+    let (location, heading) = first
+        .split_once("  ")
+        .expect("two spaces after the location");
+    let (path, line) = location.rsplit_once(':').unwrap();
+    assert!(path.ends_with(".md"), "{path}");
+    assert!(line.parse::<usize>().unwrap() >= 1);
+    assert!(heading.contains(" › "), "{heading}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(
+        lines[1].starts_with("    ") && lines[1].contains("libcupti.so.12"),
+        "{}",
+        lines[1]
+    );
+}
+
+#[test]
+fn json_output_has_the_documented_fields() {
+    let home = home();
+    let out = lore(&home)
+        .args(["search", "--json", "--limit", "3", "TORCH_CUDA_ARCH_LIST"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let hits: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    let hits = hits.as_array().expect("an array");
+    assert_eq!(hits.len(), 3);
+    for hit in hits {
+        for key in ["path", "anchor", "title", "heading", "kind", "snippet"] {
+            assert!(hit[key].is_string(), "{key} in {hit}");
+        }
+        assert!(hit["line"].as_u64().unwrap() >= 1);
+        assert!(hit["score"].as_f64().unwrap() > 0.0);
+        assert!(["knowledge", "drop", "index"].contains(&hit["kind"].as_str().unwrap()));
+        for range in hit["highlights"].as_array().unwrap() {
+            let snippet = hit["snippet"].as_str().unwrap();
+            let end = range[1].as_u64().unwrap() as usize;
+            assert!(end <= snippet.len());
+        }
+    }
+}
+
+#[test]
+fn flags_go_before_or_after_the_query_and_dashes_after_two_dashes() {
+    let home = home();
+    let out = lore(&home)
+        .args(["search", "cupti", "--json", "-n", "2"])
+        .output()
+        .unwrap();
+    let hits: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(hits.as_array().unwrap().len(), 2);
+    let out = lore(&home)
+        .args(["search", "-n", "1", "--", "--mount=type=cache"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        stdout_of(&out).contains("--mount=type=cache"),
+        "{}",
+        stdout_of(&out)
+    );
+}
+
+#[test]
+fn no_match_exits_1_like_grep() {
+    let home = home();
+    let out = lore(&home).args(["search", "qqqqxzzzv"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let out = lore(&home)
+        .args(["search", "--json", "qqqqxzzzv"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout_of(&out).trim(), "[]");
+}
+
+#[test]
+fn a_dash_reads_a_pasted_log_from_stdin() {
+    let home = home();
+    let mut log = String::new();
+    for i in 0..50 {
+        log.push_str(&format!("#7 {i}.5 Reading package lists... {i}%\n"));
+    }
+    log.push_str("#7 12.9 E: Unable to locate package cuda-toolkit-12-4\n");
+    let out = lore(&home)
+        .args(["search", "--limit", "3", "-"])
+        .write_stdin(log)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = stdout_of(&out);
+    assert!(
+        hit_lines(&stdout)
+            .iter()
+            .any(|l| l.starts_with("cuda/23-cuda-installation-methods-comparison.md:")),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn kind_and_limit_flags() {
+    let home = home();
+    let out = lore(&home)
+        .args(["search", "--json", "--kind", "drop", "-n", "4", "cupti"])
+        .output()
+        .unwrap();
+    let hits: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hits = hits.as_array().unwrap();
+    assert_eq!(hits.len(), 4);
+    assert!(hits.iter().all(|h| h["kind"] == "drop"), "{hits:?}");
+    lore(&home)
+        .args(["search", "--kind", "nonsense", "cupti"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn colour_only_when_asked() {
+    let home = home();
+    let out = lore(&home)
+        .args(["search", "--color", "always", "-n", "1", "CUPTI"])
+        .output()
+        .unwrap();
+    let stdout = stdout_of(&out);
+    assert!(
+        stdout.contains("\u{1b}[1;31m"),
+        "matches are marked: {stdout:?}"
+    );
+    assert!(
+        stdout.contains("\u{1b}[35m"),
+        "the path is coloured: {stdout:?}"
+    );
+    let out = lore(&home)
+        .args(["search", "--color", "always", "-n", "1", "CUPTI"])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(
+        stdout_of(&out).contains('\u{1b}'),
+        "--color always beats NO_COLOR"
+    );
+    let out = lore(&home)
+        .args(["search", "-n", "1", "CUPTI"])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(!stdout_of(&out).contains('\u{1b}'));
+}
+
+#[test]
+fn lore_index_builds_once_then_reports_up_to_date() {
+    let home = home();
+    let first = lore(&home).arg("index").output().unwrap();
+    assert_eq!(first.status.code(), Some(0));
+    let first = stdout_of(&first);
+    for label in ["documents", "sections", "bytes", "build time", "location"] {
+        assert!(first.contains(label), "{label} in {first}");
+    }
+    assert!(first.contains(" s\n"), "a build time in seconds: {first}");
+    assert!(
+        first.contains(&home.path().join("cache").display().to_string()),
+        "the cache lives under LORE_HOME: {first}"
+    );
+    let second = stdout_of(&lore(&home).arg("index").output().unwrap());
+    assert!(second.contains("up to date"), "{second}");
+    let rebuilt = stdout_of(&lore(&home).args(["index", "--rebuild"]).output().unwrap());
+    assert!(!rebuilt.contains("up to date"), "{rebuilt}");
+}
+
+#[test]
+fn an_edited_overlay_file_is_searched_as_it_is_now() {
+    let home = home();
+    let notes = tempfile::tempdir().unwrap();
+    let file = notes.path().join("note.md");
+    std::fs::write(&file, "# Note\n\naardvark\n").unwrap();
+    let search = |word: &str| {
+        lore(&home)
+            .args(["--no-builtin", "--knowledge"])
+            .arg(notes.path())
+            .args(["search", word])
+            .output()
+            .unwrap()
+    };
+    assert_eq!(search("aardvark").status.code(), Some(0));
+    std::fs::write(&file, "# Note\n\nplatypus instead\n").unwrap();
+    assert_eq!(search("platypus").status.code(), Some(0));
+    assert_eq!(search("aardvark").status.code(), Some(1));
+}
+
+#[test]
+fn several_processes_on_a_cold_cache_all_answer() {
+    let home = home();
+    let children: Vec<_> = (0..3)
+        .map(|_| {
+            let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin!("lore"));
+            cmd.env("LORE_HOME", home.path())
+                .env_remove("LORE_KNOWLEDGE")
+                .args(["search", "-n", "3", CUPTI_ERROR])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            let mut child = cmd.spawn().unwrap();
+            child.stdin.take().unwrap().flush().unwrap();
+            child
+        })
+        .collect();
+    let outputs: Vec<_> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect();
+    for out in &outputs {
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.stdout, outputs[0].stdout);
+    }
+}
