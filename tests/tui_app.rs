@@ -362,3 +362,105 @@ fn each_answer_saves_the_walk_and_an_outcome_forgets_it() {
         vec![Effect::ForgetSession("need-cupti".into())]
     );
 }
+
+fn type_text(app: &mut App, text: &str) {
+    for c in text.chars() {
+        app.update(Action::Input(c));
+    }
+}
+
+#[test]
+fn each_keystroke_asks_the_worker_and_old_answers_are_dropped() {
+    let mut a = app();
+    press(&mut a, &["/"]);
+    assert_eq!(a.mode(), Mode::Search);
+    type_text(&mut a, "cu");
+    let queries: Vec<Effect> = a.take_effects();
+    assert_eq!(
+        queries,
+        vec![
+            Effect::Query {
+                generation: 1,
+                text: "c".into()
+            },
+            Effect::Query {
+                generation: 2,
+                text: "cu".into()
+            },
+        ]
+    );
+    let index = common::ready_index(&mut a);
+    let newest = std::sync::Arc::new(index.query("cu", 5));
+    a.update(Action::SearchResults {
+        generation: 2,
+        hits: newest.clone(),
+    });
+    a.update(Action::SearchResults {
+        generation: 1,
+        hits: std::sync::Arc::new(Vec::new()),
+    });
+    assert_eq!(
+        a.search.hits, newest,
+        "the answer to `c` came late and was dropped"
+    );
+    assert_eq!(a.search.answered, "cu");
+}
+
+#[test]
+fn a_query_typed_while_indexing_is_answered_when_the_index_is_ready() {
+    let mut a = app();
+    press(&mut a, &["/"]);
+    type_text(&mut a, "nsys");
+    let _ = a.take_effects();
+    let index = common::ready_index(&mut a);
+    common::pump(&mut a, &index);
+    assert!(!a.search.hits.is_empty());
+    assert!(!a.search.is_waiting());
+}
+
+#[test]
+fn enter_opens_the_hit_at_its_section_with_the_terms_marked_and_esc_keeps_the_query() {
+    let mut a = app();
+    let index = common::ready_index(&mut a);
+    press(&mut a, &["/"]);
+    type_text(&mut a, "libcupti");
+    common::pump(&mut a, &index);
+    let hit = a.search.hits[0].clone();
+    press(&mut a, &["enter"]);
+    assert_eq!(a.screen, Screen::Reader);
+    assert_eq!(page(&a).doc.path, hit.path);
+    assert_eq!(
+        page(&a).top,
+        page(&a).rendered.line_for_anchor(&hit.anchor).unwrap()
+    );
+    assert!(page(&a).terms.contains(&"libcupti".to_string()));
+    assert!(!page(&a).term_marks.is_empty());
+    press(&mut a, &["esc", "esc"]);
+    assert_eq!(
+        a.screen,
+        Screen::Search,
+        "Esc clears the marks, then returns"
+    );
+    assert_eq!(a.search.input.text, "libcupti");
+    press(&mut a, &["esc"]);
+    assert_eq!(a.screen, Screen::Library);
+    press(&mut a, &["/"]);
+    assert_eq!(a.search.input.text, "libcupti", "the query is kept");
+}
+
+#[test]
+fn pasting_outside_a_text_box_searches_for_the_paste() {
+    let mut a = app();
+    a.update(Action::Paste(
+        "ImportError: libcupti.so.12: cannot open shared object file\n".into(),
+    ));
+    assert_eq!(a.screen, Screen::Search);
+    assert_eq!(
+        a.search.input.text,
+        "ImportError: libcupti.so.12: cannot open shared object file "
+    );
+    assert!(matches!(
+        a.take_effects().as_slice(),
+        [Effect::Query { .. }]
+    ));
+}

@@ -1,5 +1,6 @@
 //! Key and resize storms: whatever a user (or a cat on the keyboard) does, the
 //! app must not panic, and every frame must draw at every size down to 0×0.
+//! Search queries are answered by a real index, so hits are opened too.
 
 mod common;
 
@@ -60,13 +61,14 @@ fn input() -> impl Strategy<Value = Input> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 4, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 2, ..ProptestConfig::default() })]
 
     #[test]
     fn ten_thousand_keys_and_resizes_never_panic(
         inputs in proptest::collection::vec(input(), 10_000),
     ) {
         let mut app = common::shipped_app(Theme::for_name(ThemeName::Dark), 80, 24);
+        let index = common::ready_index(&mut app);
         let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
         for input in inputs {
             match input {
@@ -82,7 +84,8 @@ proptest! {
                 Input::Wheel(n) => app.update(Action::Scroll(n)),
                 Input::Paste(text) => app.update(Action::Paste(text)),
             }
-            let _ = app.take_effects();
+            // Queries are answered at once, as if the worker were instant.
+            let _ = common::pump(&mut app, &index);
             if app.quit {
                 // Quitting is a normal end; carry on as a fresh session would.
                 app.quit = false;

@@ -136,6 +136,19 @@ impl Pty {
         }
     }
 
+    /// The text of the last OSC 52 copy in the output.
+    fn osc52_text(&self) -> String {
+        use base64::Engine;
+        let raw = self.raw.lock().unwrap();
+        let raw = String::from_utf8_lossy(&raw);
+        let start = raw.rfind("\x1b]52;c;").expect("an OSC 52 sequence") + 7;
+        let end = start + raw[start..].find('\x07').expect("a BEL after OSC 52");
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(&raw[start..end])
+            .expect("base64 in OSC 52");
+        String::from_utf8(bytes).expect("UTF-8 in the copy")
+    }
+
     fn resize(&mut self, cols: u16, rows: u16) {
         self.parser.lock().unwrap().set_size(nz(rows), nz(cols));
         self.master
@@ -330,4 +343,90 @@ fn a_walk_is_saved_resumed_and_its_evidence_opens() {
         .expect("a transcripts folder")
         .collect();
     assert_eq!(transcripts.len(), 1);
+}
+
+/// The walk-through a new user does: `/libcupti`, open the first hit, read
+/// about CUPTI, follow a link, copy a Dockerfile block (OSC 52 reaches the
+/// terminal), go back, open help, survive a 12×4 terminal, quit cleanly.
+#[test]
+fn search_read_follow_copy_back_help_resize_quit() {
+    let home = common::home();
+    let mut pty = Pty::spawn(&home, &[], 100, 30);
+    pty.wait_for("lore · Library");
+
+    pty.send("/libcupti");
+    pty.wait_for("search: libcupti");
+    pty.wait_until("hits for libcupti", |s| {
+        s.contains(" hits") && s.contains("▸ ")
+    });
+    pty.send("\r");
+    let opened = pty.wait_for("lore · Reader");
+    assert!(opened.to_lowercase().contains("libcupti"), "{opened}");
+    let first_hit = header(&opened);
+
+    // The first link of the document opens in lore; follow it.
+    pty.send("g");
+    pty.wait_until("the top of the document", |s| header(s).ends_with("Top"));
+    let top = header(&pty.screen());
+    pty.send("\t");
+    pty.wait_until("a link into the knowledge", |s| {
+        last_line(s).contains("(Enter opens)")
+    });
+    pty.send("\r");
+    pty.wait_until("the link to be followed", |s| header(s) != top);
+    let followed = header(&pty.screen());
+
+    // Find a Dockerfile block (its frame says `dockerfile`) and copy it.
+    pty.send("f─ dockerfile\r");
+    pty.wait_until("a Dockerfile block on screen", |s| {
+        last_line(s).contains("(n/N)")
+    });
+    pty.send("Y");
+    let picker = pty.wait_for("Copy which block?");
+    let number = picker
+        .lines()
+        .flat_map(|l| l.split('│'))
+        .find_map(|cell| {
+            let (n, rest) = cell.trim().split_once(' ')?;
+            (n.parse::<u8>().is_ok() && rest.trim_start().starts_with("dockerfile"))
+                .then(|| n.to_string())
+        })
+        .unwrap_or_else(|| panic!("no dockerfile block in the picker:\n{picker}"));
+    pty.send(&number);
+    pty.wait_for("copied the dockerfile block");
+    let copied = pty.osc52_text();
+    assert!(
+        copied.contains("FROM ") || copied.contains("RUN ") || copied.contains("COPY "),
+        "{copied}"
+    );
+
+    // Back to where the link was followed from.
+    pty.send("\x7f");
+    pty.wait_until("the top of the first hit again", |s| header(s) == top);
+    assert_ne!(followed, top);
+    assert!(top.contains(first_hit.split("  ").next().unwrap_or("")));
+
+    pty.send("?");
+    pty.wait_for("Keys — Esc closes");
+    pty.wait_for("Reader (here)");
+    pty.send("\x1b");
+    pty.wait_until("help to close", |s| !s.contains("Keys — Esc closes"));
+
+    pty.resize(12, 4);
+    pty.wait_for("too small");
+    pty.resize(100, 30);
+    pty.wait_until("the reader again", |s| header(s) == top);
+
+    pty.send("q");
+    let status = pty.wait_exit();
+    assert!(status.success(), "exit status {status:?}");
+    assert!(!pty.parser.lock().unwrap().screen().alternate_screen());
+}
+
+fn header(screen: &str) -> String {
+    screen.lines().next().unwrap_or("").trim_end().to_string()
+}
+
+fn last_line(screen: &str) -> String {
+    screen.lines().last().unwrap_or("").to_string()
 }

@@ -164,3 +164,35 @@ fn no_color_means_no_colour_anywhere() {
         }
     }
 }
+
+#[test]
+fn search() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        press(&mut a, &["/"]);
+        insta::assert_snapshot!(format!("search_empty_{w}x{h}"), screen(&a));
+        let index = common::ready_index(&mut a);
+        type_text(&mut a, "libcupti");
+        common::pump(&mut a, &index);
+        insta::assert_snapshot!(format!("search_{w}x{h}"), screen(&a));
+        press(&mut a, &["enter"]);
+        insta::assert_snapshot!(format!("search_opened_{w}x{h}"), screen(&a));
+    }
+}
+
+#[test]
+fn indexing_shows_in_the_status_bar() {
+    let mut a = app(80, 24);
+    press(&mut a, &["/"]);
+    type_text(&mut a, "cupti");
+    a.update(Action::IndexProgress {
+        done: 12,
+        total: 41,
+    });
+    let shown = screen(&a);
+    assert!(shown.contains("indexing… 12/41"), "{shown}");
+    assert!(
+        shown.contains("results appear as soon as it is ready"),
+        "{shown}"
+    );
+}

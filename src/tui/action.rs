@@ -2,6 +2,11 @@
 //! the key table; worker threads report back with `Action`s too. `App::update`
 //! is the only consumer, so every change of state has one entry point.
 
+use std::sync::Arc;
+
+use crate::diagnostic::Diagnostic;
+use crate::search::Hit;
+
 /// One thing that changes the app's state.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
@@ -63,6 +68,24 @@ pub enum Action {
     Paste(String),
     /// How a side effect went (a file saved, or not), for the status bar.
     Report(super::app::Level, String),
+    /// The search worker's answer to query number `generation`.
+    SearchResults {
+        generation: u64,
+        hits: Arc<Vec<Hit>>,
+    },
+    /// Building the index: knowledge files done out of the total.
+    IndexProgress {
+        done: usize,
+        total: usize,
+    },
+    /// The search index is open (`rebuilt` when it had to be built first).
+    IndexReady {
+        sections: usize,
+        rebuilt: bool,
+        warnings: Vec<Diagnostic>,
+    },
+    /// The search index could not be opened; search stays unavailable.
+    IndexFailed(String),
     /// Syntax highlighting finished loading: render code in colour from now on.
     HighlighterReady,
 }
@@ -111,7 +134,13 @@ impl Action {
     pub fn is_from_user(&self) -> bool {
         !matches!(
             self,
-            Action::Resize(..) | Action::HighlighterReady | Action::Report(..)
+            Action::Resize(..)
+                | Action::HighlighterReady
+                | Action::Report(..)
+                | Action::SearchResults { .. }
+                | Action::IndexProgress { .. }
+                | Action::IndexReady { .. }
+                | Action::IndexFailed(_)
         )
     }
 

@@ -21,6 +21,7 @@ use super::keymap::{Key, KeyMap, Mode};
 use super::layout;
 use super::library::Library;
 use super::reader::{At, Reader, Via};
+use super::search::{IndexState, Search};
 use super::style::Chrome;
 use super::trees::Trees;
 
@@ -28,6 +29,7 @@ use super::trees::Trees;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Screen {
     Library,
+    Search,
     Reader,
     /// The list of decision trees.
     Trees,
@@ -49,6 +51,8 @@ pub enum Effect {
     ForgetSession(String),
     /// Write a walk's transcript to the data folder and report the path.
     SaveTranscript(Session),
+    /// Ask the search worker for the hits of `text`.
+    Query { generation: u64, text: String },
 }
 
 impl PartialEq for Effect {
@@ -60,6 +64,16 @@ impl PartialEq for Effect {
             (Effect::SaveSession(a), Effect::SaveSession(b)) => same(a, b),
             (Effect::ForgetSession(a), Effect::ForgetSession(b)) => a == b,
             (Effect::SaveTranscript(a), Effect::SaveTranscript(b)) => same(a, b),
+            (
+                Effect::Query {
+                    generation: a,
+                    text: x,
+                },
+                Effect::Query {
+                    generation: b,
+                    text: y,
+                },
+            ) => a == b && x == y,
             _ => false,
         }
     }
@@ -110,11 +124,14 @@ pub struct App {
     /// The help overlay is open, scrolled this far.
     pub help: Option<usize>,
     pub library: Library,
+    pub search: Search,
     pub reader: Reader,
     pub trees: Trees,
     pub log: LogView,
     /// Syntax highlighting has loaded: code is rendered in colour.
     pub highlighter_ready: bool,
+    /// Building the search index: files done out of the total.
+    pub index_progress: Option<(usize, usize)>,
     pub renders: RenderCache,
     pub warnings: Vec<Diagnostic>,
     pub status: Option<Status>,
@@ -143,6 +160,7 @@ impl App {
             screen: Screen::Library,
             help: None,
             library,
+            search: Search::default(),
             reader: Reader::default(),
             trees: Trees {
                 sessions: init
@@ -156,6 +174,7 @@ impl App {
             },
             log: LogView::default(),
             highlighter_ready: false,
+            index_progress: None,
             renders: RenderCache::default(),
             warnings: init.warnings,
             status: None,
@@ -185,6 +204,7 @@ impl App {
         match self.screen {
             Screen::Library if self.library.filtering => Mode::Filter,
             Screen::Library => Mode::Library,
+            Screen::Search => Mode::Search,
             Screen::Reader if self.reader.find.typing => Mode::Find,
             Screen::Reader if self.reader.picker.is_some() => Mode::Picker,
             Screen::Reader if self.reader.toc.is_some() => Mode::Toc,
@@ -265,6 +285,39 @@ impl App {
                 self.set_status(level, text);
                 return;
             }
+            Action::SearchResults { generation, hits } => {
+                self.search_results(generation, hits);
+                return;
+            }
+            Action::IndexProgress { done, total } => {
+                self.index_progress = Some((done, total));
+                return;
+            }
+            Action::IndexReady {
+                sections,
+                rebuilt,
+                warnings,
+            } => {
+                self.index_progress = None;
+                self.search.index = IndexState::Ready { sections, rebuilt };
+                for w in &warnings {
+                    self.log.events.push(sanitize(&w.to_string()));
+                }
+                self.warnings.extend(warnings);
+                // Whatever was typed while the index opened is asked again.
+                if !self.search.input.is_empty() && self.search.is_waiting() {
+                    let generation = self.search.sent;
+                    let text = self.search.input.text.trim().to_string();
+                    self.effects.push(Effect::Query { generation, text });
+                }
+                return;
+            }
+            Action::IndexFailed(message) => {
+                self.index_progress = None;
+                self.search.index = IndexState::Failed(message.clone());
+                self.set_status(Level::Error, format!("search unavailable: {message}"));
+                return;
+            }
             _ => {}
         }
         if self.help.is_some() {
@@ -294,10 +347,19 @@ impl App {
                 self.open_trees();
                 return;
             }
+            Action::Search => {
+                self.open_search();
+                return;
+            }
+            Action::Paste(text) if !self.mode().types_text() => {
+                self.start_search_with(&text);
+                return;
+            }
             _ => {}
         }
         match self.screen {
             Screen::Library => self.update_library(action),
+            Screen::Search => self.update_search(action),
             Screen::Reader => self.update_reader(action),
             Screen::Trees => self.update_trees(action),
             Screen::Walk => self.update_walk(action),
@@ -376,7 +438,6 @@ impl App {
                 self.refilter();
             }
             Action::Paste(text) => {
-                library.filtering = true;
                 library.filter.paste(&text);
                 self.refilter();
             }

@@ -160,3 +160,20 @@ pub fn walk(body: Rect) -> WalkLayout {
         why: Rect::new(rest.x, rest.y + top, rest.width, rest.height - top),
     }
 }
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchLayout {
+    /// The query box.
+    pub input: Rect,
+    /// The hits, three rows each.
+    pub hits: Rect,
+}
+
+pub fn search(body: Rect) -> SearchLayout {
+    let input = Rect::new(body.x, body.y, body.width, body.height.min(1));
+    let skip = body.height.min(2);
+    SearchLayout {
+        input,
+        hits: Rect::new(body.x, body.y + skip, body.width, body.height - skip),
+    }
+}

@@ -20,6 +20,8 @@ pub mod library;
 pub mod logfile;
 pub mod page;
 pub mod reader;
+pub mod search;
+pub mod search_worker;
 pub mod style;
 pub mod terminal;
 pub mod trees;
@@ -86,6 +88,8 @@ pub fn run(settings: &Settings) -> Result<(), TuiError> {
 /// What the event loop needs besides the app.
 struct Services {
     store: Option<SessionStore>,
+    /// Where the search index is cached.
+    cache_dir: Option<PathBuf>,
 }
 
 /// The part of start-up that may fail or print, done before raw mode.
@@ -165,7 +169,13 @@ fn prepare(settings: &Settings) -> Result<(App, Services), TuiError> {
         sessions,
         can_save: store.is_some(),
     });
-    Ok((app, Services { store }))
+    Ok((
+        app,
+        Services {
+            store,
+            cache_dir: settings.paths.cache_dir.clone(),
+        },
+    ))
 }
 
 fn spawn_input(events: Sender<Event>) {
@@ -234,10 +244,23 @@ fn event_loop(tui: &mut terminal::Tui, mut app: App, services: &Services) -> Res
     if app.theme.has_color() {
         spawn_highlighter(tx.clone(), Arc::clone(&app.corpus), app.theme.clone());
     }
+    let queries = match search_worker::spawn(
+        Arc::clone(&app.corpus),
+        services.cache_dir.clone(),
+        tx.clone(),
+    ) {
+        Ok(queries) => Some(queries),
+        Err(err) => {
+            app.update(Action::IndexFailed(format!(
+                "cannot start the search thread: {err}"
+            )));
+            None
+        }
+    };
     let inside_tmux = std::env::var_os("TMUX").is_some_and(|v| !v.is_empty());
     loop {
         // Effects first: their reports change what the frame shows.
-        carry_out(tui, &mut app, services, inside_tmux)?;
+        carry_out(tui, &mut app, services, queries.as_ref(), inside_tmux)?;
         tui.draw(|frame| views::draw(frame, &app))?;
         // Fault injection for the test that the panic hook restores the
         // terminal; debug builds only, so a release binary has no such switch.
@@ -297,6 +320,7 @@ fn carry_out(
     tui: &mut terminal::Tui,
     app: &mut App,
     services: &Services,
+    queries: Option<&Sender<search_worker::Query>>,
     inside_tmux: bool,
 ) -> io::Result<()> {
     // Reports are applied after the loop: applying one may queue more effects.
@@ -312,6 +336,13 @@ fn carry_out(
                 Err(message) => reports.push((Level::Error, format!("not copied: {message}"))),
             },
             Effect::Mouse(on) => terminal::set_mouse(on)?,
+            Effect::Query { generation, text } => {
+                if let Some(queries) = queries {
+                    // A closed channel means the worker stopped; it has
+                    // already reported why.
+                    let _ = queries.send(search_worker::Query { generation, text });
+                }
+            }
             Effect::SaveSession(session) => {
                 if let Some(store) = &services.store
                     && let Err(err) = store.save(&session)

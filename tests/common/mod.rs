@@ -77,3 +77,43 @@ pub fn shipped_app(theme: lore::theme::Theme, width: u16, height: u16) -> lore::
         can_save: false,
     })
 }
+
+/// An in-memory search index of the app's corpus, reported ready to the app.
+pub fn ready_index(app: &mut lore::tui::app::App) -> lore::search::SearchIndex {
+    let (index, report) =
+        lore::search::SearchIndex::build_in_memory(&app.corpus).expect("an index");
+    app.update(lore::tui::action::Action::IndexReady {
+        sections: report.sections,
+        rebuilt: report.rebuilt,
+        warnings: Vec::new(),
+    });
+    index
+}
+
+/// Answers the app's queued queries at once, as the worker would, and
+/// returns the other effects.
+pub fn pump(
+    app: &mut lore::tui::app::App,
+    index: &lore::search::SearchIndex,
+) -> Vec<lore::tui::app::Effect> {
+    use lore::tui::app::Effect;
+    let mut others = Vec::new();
+    loop {
+        let effects = app.take_effects();
+        if effects.is_empty() {
+            return others;
+        }
+        for effect in effects {
+            match effect {
+                Effect::Query { generation, text } => {
+                    let hits = index.query(&text, lore::tui::search::HIT_LIMIT);
+                    app.update(lore::tui::action::Action::SearchResults {
+                        generation,
+                        hits: std::sync::Arc::new(hits),
+                    });
+                }
+                other => others.push(other),
+            }
+        }
+    }
+}

@@ -8,6 +8,7 @@ pub mod help;
 pub mod library;
 pub mod log;
 pub mod reader;
+pub mod search;
 pub mod trees;
 
 use ratatui::Frame;
@@ -33,6 +34,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
     header(frame, app, bands.header);
     match app.screen {
         Screen::Library => library::draw(frame, app, bands.body),
+        Screen::Search => search::draw(frame, app, bands.body),
         Screen::Reader => reader::draw(frame, app, bands.body),
         Screen::Trees => trees::draw_list(frame, app, bands.body),
         Screen::Walk => trees::draw_walk(frame, app, bands.body),
@@ -91,6 +93,16 @@ fn header(frame: &mut Frame<'_>, app: &App, area: Rect) {
             }
             None => ("Reader", String::new()),
         },
+        Screen::Search => (
+            "Search",
+            match &app.search.index {
+                crate::tui::search::IndexState::Ready { sections, .. } => {
+                    format!("{sections} sections")
+                }
+                crate::tui::search::IndexState::Opening => "indexing…".to_string(),
+                crate::tui::search::IndexState::Failed(_) => "unavailable".to_string(),
+            },
+        ),
         Screen::Trees => ("Decision trees", format!("{} loaded", app.trees.list.len())),
         Screen::Walk => match &app.trees.walk {
             Some(walk) => {
@@ -155,6 +167,13 @@ fn footer(frame: &mut Frame<'_>, app: &App, area: Rect) {
                 ),
                 chrome.status,
             ));
+        }
+        if app.search.index == crate::tui::search::IndexState::Opening {
+            let text = match app.index_progress {
+                Some((done, total)) if total > 0 => format!(" indexing… {done}/{total} "),
+                _ => " indexing… ".to_string(),
+            };
+            left.push(Span::styled(text, chrome.status));
         }
         if !app.warnings.is_empty() {
             let n = app.warnings.len();

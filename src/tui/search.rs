@@ -1,0 +1,192 @@
+//! The search screen's state: the query box, the hits for the latest query
+//! answered, and the index's state. Queries go to a worker thread as
+//! `Effect::Query` and come back as `Action::SearchResults`, tagged with a
+//! generation number so a slow answer to an old query never replaces a newer
+//! one; typing never waits for the index.
+
+use std::sync::Arc;
+
+use crate::search::Hit;
+
+use super::action::Action;
+use super::app::{App, Effect, Level, Screen};
+use super::layout;
+use super::reader::{At, Via};
+use super::widgets::{Cursor, TextInput};
+
+/// Hits asked of the index per query: more than a screen, few enough to stay
+/// fast at 10,000 documents.
+pub const HIT_LIMIT: usize = 50;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IndexState {
+    /// Opening, or building when the cache is cold.
+    Opening,
+    Ready {
+        sections: usize,
+        rebuilt: bool,
+    },
+    Failed(String),
+}
+
+#[derive(Debug)]
+pub struct Search {
+    pub input: TextInput,
+    pub hits: Arc<Vec<Hit>>,
+    /// The query `hits` answer.
+    pub answered: String,
+    pub cursor: Cursor,
+    /// Generation of the latest query sent, and of the latest answer shown.
+    pub sent: u64,
+    pub received: u64,
+    pub index: IndexState,
+    pub return_to: Option<Screen>,
+}
+
+impl Default for Search {
+    fn default() -> Search {
+        Search {
+            input: TextInput::default(),
+            hits: Arc::new(Vec::new()),
+            answered: String::new(),
+            cursor: Cursor::default(),
+            sent: 0,
+            received: 0,
+            index: IndexState::Opening,
+            return_to: None,
+        }
+    }
+}
+
+impl Search {
+    /// The answer on screen is for an older query than the one typed.
+    pub fn is_waiting(&self) -> bool {
+        self.received < self.sent
+    }
+}
+
+impl App {
+    /// How many hits fit on screen (each takes three rows).
+    pub fn hits_per_page(&self) -> usize {
+        (layout::search(layout::body(self.size)).hits.height as usize / 3).max(1)
+    }
+
+    pub(super) fn open_search(&mut self) {
+        if self.screen != Screen::Search {
+            self.search.return_to = Some(self.screen);
+            self.screen = Screen::Search;
+        }
+    }
+
+    /// Pasted text anywhere outside a text box: search for it.
+    pub(super) fn start_search_with(&mut self, text: &str) {
+        self.open_search();
+        self.search.input.clear();
+        self.search.input.paste(text);
+        self.send_query();
+    }
+
+    fn send_query(&mut self) {
+        self.search.sent += 1;
+        let text = self.search.input.text.trim().to_string();
+        if text.is_empty() {
+            // Nothing to ask: answer at once with no hits.
+            self.search.received = self.search.sent;
+            self.search.hits = Arc::new(Vec::new());
+            self.search.answered.clear();
+            self.search.cursor = Cursor::default();
+            return;
+        }
+        let generation = self.search.sent;
+        self.effects_push(Effect::Query { generation, text });
+    }
+
+    pub(super) fn search_results(&mut self, generation: u64, hits: Arc<Vec<Hit>>) {
+        if generation <= self.search.received || generation > self.search.sent {
+            return;
+        }
+        self.search.received = generation;
+        self.search.hits = hits;
+        self.search.answered = self.search.input.text.trim().to_string();
+        self.search.cursor = Cursor::default();
+    }
+
+    pub(super) fn update_search(&mut self, action: Action) {
+        let page = self.hits_per_page();
+        let count = self.search.hits.len();
+        match action {
+            Action::Input(c) => {
+                self.search.input.push(c);
+                self.send_query();
+            }
+            Action::Paste(text) => {
+                self.search.input.paste(&text);
+                self.send_query();
+            }
+            Action::DeleteChar => {
+                self.search.input.delete_char();
+                self.send_query();
+            }
+            Action::DeleteWord => {
+                self.search.input.delete_word();
+                self.send_query();
+            }
+            Action::ClearInput => {
+                self.search.input.clear();
+                self.send_query();
+            }
+            Action::Down => self.search.cursor.move_by(1, count, page),
+            Action::Up => self.search.cursor.move_by(-1, count, page),
+            Action::Scroll(n) => self.search.cursor.move_by(n.signum() as isize, count, page),
+            Action::PageDown => self.search.cursor.move_by(page as isize, count, page),
+            Action::PageUp => self.search.cursor.move_by(-(page as isize), count, page),
+            Action::Open => self.open_hit(),
+            Action::Back => {
+                self.screen = self.search.return_to.take().unwrap_or(Screen::Library);
+            }
+            _ => {}
+        }
+    }
+
+    fn open_hit(&mut self) {
+        let Some(hit) = self.search.hits.get(self.search.cursor.selected).cloned() else {
+            let text = match &self.search.index {
+                IndexState::Opening => "the index is still being built; results follow",
+                IndexState::Failed(_) => "search is unavailable (see the log: w)",
+                IndexState::Ready { .. } if self.search.input.is_empty() => "type a query first",
+                IndexState::Ready { .. } => "no hit to open",
+            };
+            self.set_status(Level::Info, text);
+            return;
+        };
+        let terms = hit_terms(&hit, &self.search.answered);
+        let at = if hit.anchor.is_empty() {
+            At::Line(hit.line)
+        } else {
+            At::Anchor(hit.anchor.clone())
+        };
+        self.open_document(&hit.path, at, terms, Via::Screen(Screen::Search));
+    }
+}
+
+/// The words to highlight in a document opened from a hit: the query's own
+/// words and what the index matched in the snippet (a query `libcupti`
+/// matches the token `libcupti.so.12`, and both are worth marking).
+pub fn hit_terms(hit: &Hit, query: &str) -> Vec<String> {
+    let mut terms: Vec<String> = query
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| w.chars().count() >= 3)
+        .map(str::to_lowercase)
+        .collect();
+    terms.extend(
+        hit.highlights
+            .iter()
+            .filter_map(|r| hit.snippet.get(r.clone()))
+            .filter(|t| t.chars().count() >= 2)
+            .map(str::to_lowercase),
+    );
+    terms.sort();
+    terms.dedup();
+    terms
+}

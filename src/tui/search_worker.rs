@@ -1,0 +1,101 @@
+//! The search worker: opens (or builds) the index off the input path, then
+//! answers queries one at a time, always the newest waiting one, so fast
+//! typing never queues stale work. It reports through the event channel.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::corpus::Corpus;
+use crate::search::{OpenOptions, Progress, SearchIndex};
+
+use super::Event;
+use super::action::Action;
+use super::search::HIT_LIMIT;
+
+/// One query for the worker.
+#[derive(Debug, Clone)]
+pub struct Query {
+    pub generation: u64,
+    pub text: String,
+}
+
+/// Starts the worker; queries sent on the returned channel are answered with
+/// `Action::SearchResults` events. The worker ends when the channel closes.
+pub fn spawn(
+    corpus: Arc<Corpus>,
+    cache_dir: Option<PathBuf>,
+    events: Sender<Event>,
+) -> std::io::Result<Sender<Query>> {
+    let (tx, rx) = mpsc::channel();
+    thread::Builder::new()
+        .name("search".into())
+        .spawn(move || run(&corpus, cache_dir, &rx, &events))?;
+    Ok(tx)
+}
+
+fn run(
+    corpus: &Corpus,
+    cache_dir: Option<PathBuf>,
+    queries: &Receiver<Query>,
+    events: &Sender<Event>,
+) {
+    let started = Instant::now();
+    // Progress goes out at most every 100 ms: enough for a live count, few
+    // enough events not to crowd out keys.
+    let mut last_sent: Option<Instant> = None;
+    let mut progress = |p: Progress| {
+        if last_sent.is_none_or(|t| t.elapsed() >= Duration::from_millis(100)) || p.done == p.total
+        {
+            last_sent = Some(Instant::now());
+            let _ = events.send(Event::Action(Action::IndexProgress {
+                done: p.done,
+                total: p.total,
+            }));
+        }
+    };
+    let options = OpenOptions {
+        progress: Some(&mut progress),
+        ..OpenOptions::default()
+    };
+    let index = match SearchIndex::open_with(corpus, cache_dir.as_deref(), options) {
+        Ok((index, report)) => {
+            log::info!(
+                "search index: {} sections of {} documents, {} in {:?}",
+                report.sections,
+                report.documents,
+                if report.rebuilt { "built" } else { "opened" },
+                started.elapsed()
+            );
+            let ready = Action::IndexReady {
+                sections: report.sections,
+                rebuilt: report.rebuilt,
+                warnings: report.warnings,
+            };
+            if events.send(Event::Action(ready)).is_err() {
+                return;
+            }
+            index
+        }
+        Err(err) => {
+            log::error!("search index unavailable: {err}");
+            let _ = events.send(Event::Action(Action::IndexFailed(err.to_string())));
+            return;
+        }
+    };
+    while let Ok(mut query) = queries.recv() {
+        while let Ok(newer) = queries.try_recv() {
+            query = newer;
+        }
+        let hits = index.query(&query.text, HIT_LIMIT);
+        let answer = Action::SearchResults {
+            generation: query.generation,
+            hits: Arc::new(hits),
+        };
+        if events.send(Event::Action(answer)).is_err() {
+            return;
+        }
+    }
+}

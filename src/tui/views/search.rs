@@ -1,0 +1,190 @@
+//! The search screen: the query box, then each hit as its heading path, its
+//! file and line, and a snippet with the matched terms marked.
+
+use std::ops::Range;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+use super::{fit, fit_left};
+use crate::text::{needs_escape, sanitize};
+use crate::tui::app::App;
+use crate::tui::layout;
+use crate::tui::search::IndexState;
+
+pub fn draw(frame: &mut Frame<'_>, app: &App, body: Rect) {
+    let chrome = &app.chrome;
+    let search = &app.search;
+    let areas = layout::search(body);
+    let state = match &search.index {
+        IndexState::Opening => "indexing…".to_string(),
+        IndexState::Failed(_) => "search unavailable (w: log)".to_string(),
+        IndexState::Ready { .. } if search.input.is_empty() => String::new(),
+        IndexState::Ready { .. } if search.is_waiting() => "searching…".to_string(),
+        IndexState::Ready { .. } => match search.hits.len() {
+            0 => "no hits".to_string(),
+            1 => "1 hit".to_string(),
+            n if n >= crate::tui::search::HIT_LIMIT => format!("best {n} hits"),
+            n => format!("{n} hits"),
+        },
+    };
+    let width = areas.input.width as usize;
+    let query = sanitize(&search.input.text);
+    let room = width.saturating_sub(state.width() + 12);
+    let shown = fit_left(&query, room);
+    let gap = width.saturating_sub(10 + shown.width() + state.width());
+    frame.render_widget(
+        Paragraph::new(Line::from(vec![
+            Span::styled(" search: ", chrome.dim),
+            Span::styled(format!("{shown}▏"), chrome.input),
+            Span::raw(" ".repeat(gap)),
+            Span::styled(state, chrome.dim),
+        ])),
+        areas.input,
+    );
+
+    if search.hits.is_empty() {
+        let text = match &search.index {
+            IndexState::Failed(message) => format!("The search index could not be opened: {}", sanitize(message)),
+            _ if search.input.is_empty() => "Type words, an error message or an identifier (libcupti.so.12, \
+                 COPY failed, TORCH_CUDA_ARCH_LIST). Enter opens a hit at its section with the words \
+                 marked; Esc goes back and keeps the query. Paste an error line anywhere to search for it."
+                .to_string(),
+            IndexState::Opening => "Building the search index; results appear as soon as it is ready.".to_string(),
+            _ if search.is_waiting() => String::new(),
+            _ => "Nothing matches. Fewer or other words may; f in a document finds exact text.".to_string(),
+        };
+        frame.render_widget(
+            Paragraph::new(Span::styled(text, chrome.dim)).wrap(Wrap { trim: true }),
+            Rect::new(
+                areas.hits.x + 1,
+                areas.hits.y,
+                areas.hits.width.saturating_sub(2),
+                areas.hits.height,
+            ),
+        );
+        return;
+    }
+
+    let per_page = app.hits_per_page();
+    let cursor = search.cursor;
+    let width = areas.hits.width as usize;
+    let mut lines = Vec::new();
+    for (i, hit) in search
+        .hits
+        .iter()
+        .enumerate()
+        .skip(cursor.offset)
+        .take(per_page)
+    {
+        let selected = i == cursor.selected;
+        let (base, dim, hit_style) = if selected {
+            (
+                chrome.title.patch(chrome.selected),
+                chrome.dim.patch(chrome.selected),
+                chrome.matched.patch(chrome.selected),
+            )
+        } else {
+            (chrome.title, chrome.dim, chrome.matched)
+        };
+        let location = format!("{}:{} ", sanitize(&hit.path), hit.line);
+        let location = fit_left(&location, width / 2);
+        // The section says most about a hit, so it goes first and is cut
+        // last; the document's title follows, dimmed.
+        let heading = sanitize(&hit.heading);
+        let title = sanitize(&hit.title);
+        let section = heading
+            .strip_prefix(title.as_str())
+            .map(|rest| rest.trim_start_matches(" › ").to_string())
+            .filter(|rest| !rest.is_empty());
+        let room = width.saturating_sub(location.width() + 1);
+        let marker = if selected { "▸ " } else { "  " };
+        let mut spans = vec![Span::styled(marker, base)];
+        let used = match section {
+            Some(section) => {
+                let shown = fit(&section, room.saturating_sub(2));
+                let rest = room.saturating_sub(2 + shown.width());
+                let title = if rest > 6 {
+                    fit(&format!(" — {title}"), rest)
+                } else {
+                    String::new()
+                };
+                let used = 2 + shown.width() + title.width();
+                spans.push(Span::styled(shown, base.add_modifier(Modifier::BOLD)));
+                spans.push(Span::styled(title, dim));
+                used
+            }
+            None => {
+                let shown = fit(&title, room.saturating_sub(2));
+                let used = 2 + shown.width();
+                spans.push(Span::styled(shown, base.add_modifier(Modifier::BOLD)));
+                used
+            }
+        };
+        spans.push(Span::styled(
+            " ".repeat(width.saturating_sub(used + location.width())),
+            base,
+        ));
+        spans.push(Span::styled(location, dim));
+        lines.push(Line::from(spans));
+        let (snippet, ranges) = if hit.snippet.chars().any(needs_escape) {
+            (sanitize(&hit.snippet), Vec::new())
+        } else {
+            (hit.snippet.clone(), hit.highlights.clone())
+        };
+        let mut spans = vec![Span::raw("   ")];
+        spans.extend(fitted_spans(
+            &snippet,
+            &ranges,
+            chrome.title,
+            hit_style,
+            width.saturating_sub(4),
+        ));
+        lines.push(Line::from(spans));
+        lines.push(Line::default());
+    }
+    frame.render_widget(Paragraph::new(lines), areas.hits);
+}
+
+/// `text` cut to `width` columns, the byte `ranges` in `hit` style.
+pub fn fitted_spans(
+    text: &str,
+    ranges: &[Range<usize>],
+    base: Style,
+    hit: Style,
+    width: usize,
+) -> Vec<Span<'static>> {
+    let cut = text.width() > width;
+    let room = if cut { width.saturating_sub(1) } else { width };
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut run = String::new();
+    let mut run_hit = false;
+    let mut used = 0;
+    for (at, c) in text.char_indices() {
+        let w = c.width().unwrap_or(0);
+        if used + w > room {
+            break;
+        }
+        used += w;
+        let is_hit = ranges.iter().any(|r| r.contains(&at));
+        if is_hit != run_hit && !run.is_empty() {
+            spans.push(Span::styled(
+                std::mem::take(&mut run),
+                if run_hit { hit } else { base },
+            ));
+        }
+        run_hit = is_hit;
+        run.push(c);
+    }
+    if !run.is_empty() {
+        spans.push(Span::styled(run, if run_hit { hit } else { base }));
+    }
+    if cut {
+        spans.push(Span::styled("…", base));
+    }
+    spans
+}
