@@ -28,3 +28,16 @@ fn the_readme_key_table_matches_the_code() {
         );
     }
 }
+
+/// The `[keys]` example in the README applies without a warning.
+#[test]
+fn the_readme_keys_example_is_valid() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let start = readme.find("```toml\n[keys.").expect("a [keys] example") + "```toml\n".len();
+    let end = start + readme[start..].find("```").unwrap();
+    let config: toml::Table = toml::from_str(&readme[start..end]).expect("the example parses");
+    let keys = config["keys"].as_table().expect("a [keys] table");
+    let (_, warnings) = KeyMap::with_overrides(keys);
+    assert!(warnings.is_empty(), "{warnings:?}");
+}

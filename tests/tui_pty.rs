@@ -430,3 +430,41 @@ fn header(screen: &str) -> String {
 fn last_line(screen: &str) -> String {
     screen.lines().last().unwrap_or("").to_string()
 }
+
+/// A bad `[keys]` entry is a warning (status bar and log view) and the
+/// default stays; `mouse = true` turns capture on from the start, `m` off.
+#[test]
+fn config_keys_warnings_and_mouse_capture() {
+    let home = common::home();
+    std::fs::write(
+        home.path().join("config.toml"),
+        "mouse = true\n[keys.reader]\ncopy_code = \"hyper-y\"\n[keys.global]\nquit = [\"q\", \"ctrl-q\"]\n",
+    )
+    .unwrap();
+    let mut pty = Pty::spawn(&home, &[], 100, 30);
+    pty.wait_for("1 warning (w)");
+    // xterm's "report button presses" mode: capture is on.
+    pty.wait_for_raw(b"\x1b[?1000h");
+    pty.send("w");
+    pty.wait_for("`reader.copy_code`: `hyper-y` is not a key");
+    pty.send("m");
+    pty.wait_for("mouse capture off");
+    pty.wait_for_raw(b"\x1b[?1000l");
+    // The valid entry applies: Ctrl-Q quits.
+    pty.send("\x11");
+    assert!(pty.wait_exit().success());
+}
+
+#[test]
+fn mouse_capture_is_off_by_default() {
+    let home = common::home();
+    let mut pty = Pty::spawn(&home, &[], 100, 30);
+    pty.wait_for("lore · Library");
+    pty.send("q");
+    assert!(pty.wait_exit().success());
+    let raw = pty.raw.lock().unwrap();
+    assert!(
+        !raw.windows(8).any(|w| w == b"\x1b[?1000h"),
+        "mouse capture was turned on"
+    );
+}

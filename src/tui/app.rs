@@ -485,7 +485,7 @@ impl App {
     }
 
     pub fn log_line_count(&self) -> usize {
-        super::views::log::lines(self).len()
+        super::views::log::rows(self, layout::body(self.size).width)
     }
 
     fn update_log(&mut self, action: Action) {

@@ -489,7 +489,7 @@ pub struct KeyWarning {
 
 impl fmt::Display for KeyWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "config.toml [keys] `{}`: {}", self.entry, self.message)
+        write!(f, "[keys] `{}`: {}", self.entry, self.message)
     }
 }
 
@@ -904,7 +904,7 @@ mod tests {
         assert_eq!(keys.action(Mode::Reader, Key::Char('t')), Some(Action::Toc));
         assert_eq!(
             warnings[0].to_string(),
-            "config.toml [keys] `library.copy_code`: `copy_code` does nothing in library; actions there: open, filter, down, up, page_down, page_up, top, bottom, back"
+            "[keys] `library.copy_code`: `copy_code` does nothing in library; actions there: open, filter, down, up, page_down, page_up, top, bottom, back"
         );
     }
 

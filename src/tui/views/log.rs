@@ -4,7 +4,7 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Paragraph, Wrap};
 
 use crate::text::sanitize;
 use crate::tui::app::App;
@@ -63,11 +63,21 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
     lines
 }
 
+/// Rows the log takes when wrapped to `width` columns.
+pub fn rows(app: &App, width: u16) -> usize {
+    let width = usize::from(width.max(1));
+    lines(app)
+        .iter()
+        .map(|l| l.width().div_ceil(width).max(1))
+        .sum()
+}
+
 pub fn draw(frame: &mut Frame<'_>, app: &App, area: Rect) {
-    let lines = lines(app);
-    let max = lines.len().saturating_sub(area.height as usize);
+    let max = rows(app, area.width).saturating_sub(area.height as usize);
     frame.render_widget(
-        Paragraph::new(lines).scroll((app.log.scroll.min(max) as u16, 0)),
+        Paragraph::new(lines(app))
+            .wrap(Wrap { trim: false })
+            .scroll((app.log.scroll.min(max) as u16, 0)),
         area,
     );
 }

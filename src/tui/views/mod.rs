@@ -121,7 +121,13 @@ fn header(frame: &mut Frame<'_>, app: &App, area: Rect) {
             }
             None => ("Decision tree", String::new()),
         },
-        Screen::Log => ("Log", format!("{} warnings", app.warnings.len())),
+        Screen::Log => (
+            "Log",
+            match app.warnings.len() {
+                1 => "1 warning".to_string(),
+                n => format!("{n} warnings"),
+            },
+        ),
     };
     let width = area.width as usize;
     let room = width.saturating_sub(right.width() + 1);
