@@ -196,3 +196,86 @@ fn indexing_shows_in_the_status_bar() {
         "{shown}"
     );
 }
+
+#[test]
+fn code_block_picker() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut a = app(w, h);
+        assert!(a.open_document(
+            "cuda/13-nvidia-container-cuda-packaging.md",
+            lore::tui::reader::At::Anchor("adding-cupti-to-a-runtime-image".into()),
+            Vec::new(),
+            lore::tui::reader::Via::Screen(lore::tui::app::Screen::Library),
+        ));
+        press(&mut a, &["Y"]);
+        insta::assert_snapshot!(format!("picker_{w}x{h}"), screen(&a));
+    }
+}
+
+/// Search terms, find matches (the current one apart) and the focused link
+/// are each drawn in their own style, on exactly their characters.
+#[test]
+fn marks_are_styled_on_their_characters() {
+    use lore::config::ThemeName;
+    use lore::tui::reader::{At, Via};
+    let mut a = common::shipped_app(Theme::for_name(ThemeName::Dark), 100, 30);
+    assert!(a.open_document(
+        "cuda/20-cupti-deep-dive-arr-coc.md",
+        At::Top,
+        vec!["profiling".into()],
+        Via::Screen(lore::tui::app::Screen::Library),
+    ));
+    press(&mut a, &["f"]);
+    type_text(&mut a, "CUPTI");
+    press(&mut a, &["enter", "tab"]);
+    let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    terminal
+        .draw(|frame| lore::tui::views::draw(frame, &a))
+        .unwrap();
+    let buffer = terminal.backend().buffer();
+    let chrome = a.chrome.clone();
+    let text_of = |style: ratatui::style::Style| -> Vec<String> {
+        let mut runs = Vec::new();
+        for y in 1..buffer.area.height - 1 {
+            let mut run = String::new();
+            for x in 0..buffer.area.width {
+                let cell = &buffer[(x, y)];
+                let matches = style.bg.is_none_or(|bg| cell.bg == bg)
+                    && style.fg.is_none_or(|fg| cell.fg == fg)
+                    && cell.modifier.contains(style.add_modifier);
+                if matches {
+                    run.push_str(cell.symbol());
+                } else if !run.is_empty() {
+                    runs.push(std::mem::take(&mut run));
+                }
+            }
+            if !run.is_empty() {
+                runs.push(run);
+            }
+        }
+        runs
+    };
+    let current = text_of(chrome.found_current);
+    assert_eq!(current, vec!["CUPTI"], "one current match");
+    let found = text_of(chrome.found);
+    assert!(
+        found
+            .iter()
+            .filter(|t| t.eq_ignore_ascii_case("cupti"))
+            .count()
+            > 3,
+        "{found:?}"
+    );
+    assert!(
+        found.iter().any(|t| t.eq_ignore_ascii_case("profiling")),
+        "{found:?}"
+    );
+    let link = a.reader.page.as_ref().unwrap().focused().unwrap().clone();
+    let focused = text_of(chrome.link_focus);
+    assert!(
+        focused
+            .iter()
+            .any(|t| t.contains(link.text.split_whitespace().next().unwrap_or(""))),
+        "{focused:?} vs {link:?}"
+    );
+}
