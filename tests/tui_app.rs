@@ -464,3 +464,21 @@ fn pasting_outside_a_text_box_searches_for_the_paste() {
         [Effect::Query { .. }]
     ));
 }
+
+#[test]
+fn an_outcome_left_for_the_reader_and_the_list_is_still_there_after() {
+    let mut a = app();
+    press(&mut a, &["d", "3", "1", "1"]);
+    assert_eq!(a.mode(), Mode::Outcome);
+    press(&mut a, &["d"]);
+    assert_eq!(a.mode(), Mode::Trees);
+    press(&mut a, &["enter"]);
+    assert_eq!(
+        a.mode(),
+        Mode::Outcome,
+        "picking the tree again shows its outcome"
+    );
+    press(&mut a, &["n"]);
+    assert_eq!(a.mode(), Mode::Walk, "n starts over");
+    assert!(a.trees.walk.as_ref().unwrap().session.path().is_empty());
+}

@@ -337,7 +337,7 @@ impl App {
                 } else if !self.reader.find.marks.is_empty() {
                     self.reader.find = Find::default();
                 } else {
-                    self.screen = self.reader.opened_from();
+                    self.screen = self.usable(self.reader.opened_from());
                 }
             }
             _ => {}
@@ -423,7 +423,16 @@ impl App {
                     Via::History,
                 );
             }
-            Back::Screen(screen) => self.screen = screen,
+            Back::Screen(screen) => self.screen = self.usable(screen),
+        }
+    }
+
+    /// A screen to return to, or the nearest one that still has something to
+    /// show (a walk may have been left for the tree list meanwhile).
+    fn usable(&self, screen: Screen) -> Screen {
+        match screen {
+            Screen::Walk if self.trees.walk.is_none() => Screen::Trees,
+            other => other,
         }
     }
 

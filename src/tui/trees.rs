@@ -62,10 +62,12 @@ impl App {
         }
     }
 
-    /// Keeps an unfinished session for later; a finished or empty one is done.
+    /// Keeps a walk for when its tree is picked again this run (a finished
+    /// one too, so its outcome is one key away; only unfinished walks are
+    /// saved to disk). An empty walk is simply dropped.
     fn park(&mut self, session: Session) {
         let id = session.tree().id.clone();
-        if session.is_finished() || session.path().is_empty() {
+        if session.path().is_empty() {
             self.trees.sessions.remove(&id);
         } else {
             self.trees.sessions.insert(id, session);

@@ -43,6 +43,7 @@ pub fn draw_list(frame: &mut Frame<'_>, app: &App, area: Rect) {
             (chrome.title, chrome.dim)
         };
         let progress = match trees.sessions.get(&tree.id) {
+            Some(s) if s.is_finished() => "answered  ".to_string(),
             Some(s) => {
                 let n = s.path().len();
                 format!("in progress: {n} answer{}  ", if n == 1 { "" } else { "s" })
