@@ -468,3 +468,22 @@ fn mouse_capture_is_off_by_default() {
         "mouse capture was turned on"
     );
 }
+
+/// With nothing loaded every screen still works and says what is missing.
+#[test]
+fn nothing_loaded_still_opens_and_explains() {
+    let home = common::home();
+    let mut pty = Pty::spawn(&home, &["--no-builtin"], 100, 30);
+    pty.wait_for("No documents loaded");
+    pty.send("/cupti");
+    pty.wait_until("an answer from the empty index", |s| {
+        s.contains("no hits") || s.contains("search unavailable")
+    });
+    // Esc and the next key must arrive apart, or they read as Alt-d.
+    pty.send("\x1b");
+    pty.wait_for("lore · Library");
+    pty.send("d");
+    pty.wait_for("No decision trees loaded");
+    pty.send("q");
+    assert!(pty.wait_exit().success());
+}
