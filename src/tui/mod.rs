@@ -178,8 +178,10 @@ fn prepare(settings: &Settings) -> Result<(App, Services), TuiError> {
     ))
 }
 
-fn spawn_input(events: Sender<Event>) {
-    let spawned = thread::Builder::new().name("input".into()).spawn(move || {
+/// Reads the terminal on its own thread. Without it nothing could ever reach
+/// the loop, so failing to start it is an error, unlike the other workers.
+fn spawn_input(events: Sender<Event>) -> io::Result<()> {
+    thread::Builder::new().name("input".into()).spawn(move || {
         loop {
             let event = match event::read() {
                 Ok(event) => Event::Terminal(event),
@@ -192,10 +194,8 @@ fn spawn_input(events: Sender<Event>) {
                 return;
             }
         }
-    });
-    if let Err(err) = spawned {
-        log::error!("cannot start the input thread: {err}");
-    }
+    })?;
+    Ok(())
 }
 
 /// Code blocks highlighted ahead of time after start-up, at most: enough for
@@ -240,7 +240,7 @@ fn spawn_highlighter(events: Sender<Event>, corpus: Arc<Corpus>, theme: Theme) {
 
 fn event_loop(tui: &mut terminal::Tui, mut app: App, services: &Services) -> Result<(), TuiError> {
     let (tx, rx): (Sender<Event>, Receiver<Event>) = mpsc::channel();
-    spawn_input(tx.clone());
+    spawn_input(tx.clone())?;
     if app.theme.has_color() {
         spawn_highlighter(tx.clone(), Arc::clone(&app.corpus), app.theme.clone());
     }
