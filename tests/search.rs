@@ -451,3 +451,21 @@ mod random_queries {
         }
     }
 }
+
+/// While typing, the last word is also a prefix; its expansions are
+/// alternatives for one word, so a section full of `keyring` and `keys` must
+/// not outrank the sections quoting the pasted error line.
+#[test]
+fn the_word_being_typed_counts_once_however_many_words_it_starts() {
+    let index = shipped();
+    let hits = index.query("failed to compute cache key", 3);
+    assert_eq!(hits.len(), 3);
+    for hit in &hits {
+        assert!(
+            hit.snippet.contains("failed to compute cache key"),
+            "{} ranks in the top 3 with {:?}",
+            hit.heading,
+            hit.snippet
+        );
+    }
+}

@@ -247,23 +247,32 @@ impl SearchIndex {
         };
         let telling = self.telling_terms(&searcher, &parsed.terms)?;
         let mut terms = telling.clone();
+        // The word being typed stands for one word of the index, so its
+        // expansions are alternatives: a section scores by its best one, not
+        // by how many of them it holds (`key` must not make a section full of
+        // `keyring` and `keys` outrank the one quoting the error line).
+        let mut expansions = Vec::new();
         if let Some(prefix) = &parsed.prefix {
             for expansion in self.prefix_terms(&searcher, prefix)? {
                 if !terms.iter().any(|t| t.term.text == expansion.term.text) {
-                    terms.push(expansion);
+                    expansions.push(expansion);
                 }
             }
         }
         let strict = !parsed.phrases.is_empty();
         let pool = limit.max(RERANK_POOL);
-        let mut found = self.run(&searcher, &terms, &parsed.phrases, strict, &filter, pool)?;
+        let run = |terms: &[Known], expansions: &[Known], phrases: &[Vec<String>], strict: bool| {
+            self.run(&searcher, terms, expansions, phrases, strict, &filter, pool)
+        };
+        let mut found = run(&terms, &expansions, &parsed.phrases, strict)?;
         if found.is_empty() && strict {
-            found = self.run(&searcher, &terms, &parsed.phrases, false, &filter, pool)?;
+            found = run(&terms, &expansions, &parsed.phrases, false)?;
         }
         if found.is_empty() && !parsed.terms.is_empty() {
             terms = self.fuzzy_terms(&searcher, &parsed.terms)?;
+            expansions.clear();
             if !terms.is_empty() {
-                found = self.run(&searcher, &terms, &[], false, &filter, pool)?;
+                found = run(&terms, &[], &[], false)?;
             }
         }
         let ranked = self.rerank(&searcher, found, parsed, &telling, limit)?;
@@ -271,6 +280,7 @@ impl SearchIndex {
         // Snippet lines are chosen by the rarity-weighted terms they hold.
         let mut weights: HashMap<String, f32> = terms
             .iter()
+            .chain(&expansions)
             .map(|t| (t.term.text.clone(), t.weight()))
             .collect();
         for phrase in &parsed.phrases {
@@ -617,6 +627,7 @@ impl SearchIndex {
         &self,
         searcher: &Searcher,
         terms: &[Known],
+        expansions: &[Known],
         phrases: &[Vec<String>],
         strict: bool,
         filter: &[Box<dyn Query>],
@@ -658,6 +669,16 @@ impl SearchIndex {
             for known in common {
                 clauses.extend(term_clauses(known));
             }
+        }
+        if !expansions.is_empty() {
+            let alternatives: Vec<Box<dyn Query>> = expansions
+                .iter()
+                .map(|k| Box::new(BooleanQuery::new(term_clauses(k))) as Box<dyn Query>)
+                .collect();
+            clauses.push((
+                Occur::Should,
+                Box::new(DisjunctionMaxQuery::new(alternatives)),
+            ));
         }
         for phrase in phrases {
             let occur = if strict { Occur::Must } else { Occur::Should };
