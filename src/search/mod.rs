@@ -142,6 +142,17 @@ pub const MAX_TERMS: usize = 32;
 /// Snippets are at most this many characters wide.
 pub const SNIPPET_CHARS: usize = 160;
 
+/// What one search pass scores: the query's words, the expansions of the
+/// word being typed (alternatives: a section earns only the best one), and the
+/// quoted phrases (required when `strict`).
+#[derive(Clone, Copy)]
+struct Words<'a> {
+    terms: &'a [Known],
+    expansions: &'a [Known],
+    phrases: &'a [Vec<String>],
+    strict: bool,
+}
+
 impl SearchIndex {
     /// Builds an index of `corpus` in memory, with no cache.
     pub fn build_in_memory(corpus: &Corpus) -> Result<(SearchIndex, IndexReport), SearchError> {
@@ -262,7 +273,13 @@ impl SearchIndex {
         let strict = !parsed.phrases.is_empty();
         let pool = limit.max(RERANK_POOL);
         let run = |terms: &[Known], expansions: &[Known], phrases: &[Vec<String>], strict: bool| {
-            self.run(&searcher, terms, expansions, phrases, strict, &filter, pool)
+            let words = Words {
+                terms,
+                expansions,
+                phrases,
+                strict,
+            };
+            self.run(&searcher, words, &filter, pool)
         };
         let mut found = run(&terms, &expansions, &parsed.phrases, strict)?;
         if found.is_empty() && strict {
@@ -626,13 +643,16 @@ impl SearchIndex {
     fn run(
         &self,
         searcher: &Searcher,
-        terms: &[Known],
-        expansions: &[Known],
-        phrases: &[Vec<String>],
-        strict: bool,
+        words: Words<'_>,
         filter: &[Box<dyn Query>],
         limit: usize,
     ) -> tantivy::Result<Vec<(f32, DocAddress)>> {
+        let Words {
+            terms,
+            expansions,
+            phrases,
+            strict,
+        } = words;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         // One flat union of (term, field) clauses: the sum over fields, each
         // boosted. (A disjunction-max per term scores about the same here and
