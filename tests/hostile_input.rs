@@ -1,0 +1,78 @@
+//! What a hostile or careless user (or knowledge folder) does to lore: each
+//! test is a way lore once broke, driven through the real binary. The bar:
+//! exit codes 0/1/2, one clear message naming the problem, nothing read from
+//! outside the knowledge folders, no control sequences on the terminal, no
+//! panics.
+
+mod common;
+
+use std::path::Path;
+
+use common::{home, lore};
+use predicates::prelude::*;
+
+fn write(path: &Path, text: &str) {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).unwrap();
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+/// A symlink inside an overlay that points outside it is reported and not
+/// followed: a link to `/` must not walk the whole disk, and a `notes.md`
+/// linking to a private file must not bring it into lore. Links that stay
+/// inside the folder still work.
+#[cfg(unix)]
+#[test]
+fn symlinks_leaving_the_knowledge_folder_are_skipped() {
+    use std::os::unix::fs::symlink;
+    let outside = tempfile::tempdir().unwrap();
+    write(&outside.path().join("secret.md"), "# Secret\n\nhunter2\n");
+    let knowledge = tempfile::tempdir().unwrap();
+    let k = knowledge.path();
+    write(&k.join("sub/inside.md"), "---\ndrop: none\n---\n# Inside\n");
+    symlink(outside.path().join("secret.md"), k.join("notes.md")).unwrap();
+    symlink(outside.path(), k.join("elsewhere")).unwrap();
+    symlink("/", k.join("root")).unwrap();
+    symlink("sub/inside.md", k.join("alias.md")).unwrap();
+
+    let home = home();
+    let out = lore(&home)
+        .args(["check", "--no-builtin", "--knowledge"])
+        .arg(k)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    for name in ["notes.md", "elsewhere", "root"] {
+        assert!(
+            stdout.lines().any(|l| {
+                l.contains(&format!("{name}: warning: symlink to "))
+                    && l.contains(", outside the knowledge folder ")
+                    && l.ends_with(", skipped")
+            }),
+            "no warning for {name}:\n{stdout}"
+        );
+    }
+    // Only the two names of the file inside were loaded.
+    assert!(
+        stdout.ends_with("checked 2 files: 0 errors, 3 warnings\n"),
+        "{stdout}"
+    );
+
+    lore(&home)
+        .args(["show", "--no-builtin", "--knowledge"])
+        .arg(k)
+        .arg("notes.md")
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("hunter2").not());
+    lore(&home)
+        .args(["show", "--no-builtin", "--knowledge"])
+        .arg(k)
+        .arg("alias.md")
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("Inside"));
+}
