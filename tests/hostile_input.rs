@@ -76,3 +76,25 @@ fn symlinks_leaving_the_knowledge_folder_are_skipped() {
         .code(0)
         .stdout(predicate::str::contains("Inside"));
 }
+
+/// `--limit` is a count the collectors reserved room for up front: a huge one
+/// panicked (capacity overflow) or aborted (allocation failure). It now means
+/// "all of them"; 0 is a usage error rather than a silent "no results".
+#[test]
+fn search_limits_huge_or_zero() {
+    let home = home();
+    for limit in ["18446744073709551615", "100000000000"] {
+        lore(&home)
+            .args(["search", "--limit", limit, "cupti"])
+            .assert()
+            .code(0)
+            .stdout(predicate::str::contains(
+                "cuda/20-cupti-deep-dive-arr-coc.md:",
+            ));
+    }
+    lore(&home)
+        .args(["search", "--limit", "0", "cupti"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("the limit must be at least 1"));
+}
