@@ -98,3 +98,51 @@ fn search_limits_huge_or_zero() {
         .code(2)
         .stderr(predicate::str::contains("the limit must be at least 1"));
 }
+
+/// `lore VERB | head -1`: when the reader goes away, lore stops quietly
+/// with exit 0, whatever it was writing (`--json` went through serde_json,
+/// whose wrapped io error was reported as `lore: error: Broken pipe`, exit 2).
+#[test]
+fn a_closed_pipe_ends_every_verb_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+
+    let knowledge = tempfile::tempdir().unwrap();
+    let mut big = String::from("# Big\n\n");
+    for i in 0..3000 {
+        big.push_str(&format!(
+            "## Part {i}\n\ncupti section {i} [broken](missing.md)\n\n"
+        ));
+    }
+    write(&knowledge.path().join("big.md"), &big);
+    let home = home();
+    let verbs: [&[&str]; 4] = [
+        &["search", "--json", "--limit", "5000", "cupti"],
+        &["search", "--limit", "5000", "cupti"],
+        &["show", "big.md"],
+        &["check"],
+    ];
+    for verb in verbs {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("lore"))
+            .env("LORE_HOME", home.path())
+            .env_remove("LORE_KNOWLEDGE")
+            .args(verb)
+            .arg("--no-builtin")
+            .arg("--knowledge")
+            .arg(knowledge.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        assert!(!first.is_empty(), "{verb:?} printed nothing");
+        // Reader dropped: the rest of the output meets a closed pipe.
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{verb:?}: {stderr}");
+        assert!(!stderr.contains("Broken pipe"), "{verb:?}: {stderr}");
+    }
+}

@@ -49,9 +49,20 @@ pub fn run(cli: Cli) -> ExitCode {
     }
 }
 
+/// The reader of our output went away (`lore … | head -1`): not an error.
+/// The io error may be wrapped, e.g. by serde_json while writing `--json`.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.downcast_ref::<io::Error>()
-        .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+    err.chain().any(|cause| {
+        let kind = cause
+            .downcast_ref::<io::Error>()
+            .map(io::Error::kind)
+            .or_else(|| {
+                cause
+                    .downcast_ref::<serde_json::Error>()
+                    .and_then(serde_json::Error::io_error_kind)
+            });
+        kind == Some(io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// Stdout, locked and buffered: verbs write through this and flush at the end.
