@@ -146,3 +146,69 @@ fn a_closed_pipe_ends_every_verb_quietly() {
         assert!(!stderr.contains("Broken pipe"), "{verb:?}: {stderr}");
     }
 }
+
+/// Output with no control character but newline: nothing a terminal would
+/// act on.
+fn assert_inert(what: &str, bytes: &[u8]) {
+    let text = String::from_utf8_lossy(bytes);
+    assert!(
+        !text.chars().any(|c| c.is_control() && c != '\n'),
+        "{what} reached the terminal raw: {text:?}"
+    );
+}
+
+/// Error messages that echo a config value, an environment variable, a
+/// flag's path or a refused argument show control characters visibly, like
+/// file text.
+#[test]
+fn error_messages_echo_paths_and_values_inertly() {
+    let evil = "/nope\u{1b}]52;c;ZXZpbA==\u{7}\u{1b}[2J";
+    let home = home();
+    write(
+        &home.path().join("config.toml"),
+        "knowledge_dirs = [\"/nope\\u001b]52;c;ZXZpbA==\\u0007\\u001b[2J\"]\n",
+    );
+    let out = lore(&home).arg("check").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(
+            "config.toml knowledge_dirs: /nope^[]52;c;ZXZpbA==^G^[[2J: no such directory"
+        ),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let home = common::home();
+    let runs: Vec<Vec<std::ffi::OsString>> = vec![
+        vec!["check".into(), "--knowledge".into(), evil.into()],
+        vec!["check".into(), "--trees".into(), evil.into()],
+        vec![
+            "decide".into(),
+            "need-cupti".into(),
+            "--answer".into(),
+            "torch-install=pip".into(),
+            "--transcript".into(),
+            format!("{evil}/t.md").into(),
+        ],
+        vec![
+            "decide".into(),
+            "need-cupti".into(),
+            "--answer".into(),
+            evil.into(),
+        ],
+        vec!["search".into(), "--kind".into(), evil.into(), "x".into()],
+    ];
+    for args in runs {
+        let out = lore(&home).args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_inert(&format!("{args:?}"), &out.stderr);
+        assert_inert(&format!("{args:?}"), &out.stdout);
+    }
+    let out = lore(&home)
+        .env("LORE_KNOWLEDGE", evil)
+        .arg("check")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_inert("LORE_KNOWLEDGE", &out.stderr);
+}

@@ -76,7 +76,11 @@ pub fn run(settings: &Settings, args: &DecideArgs) -> anyhow::Result<u8> {
         )?;
         if let Some(file) = &args.transcript {
             write_transcript(&session, file)?;
-            writeln!(out, "Transcript written to {}", file.display())?;
+            writeln!(
+                out,
+                "Transcript written to {}",
+                sanitize(&file.display().to_string())
+            )?;
         }
         return Ok(EXIT_OK);
     }
@@ -98,7 +102,10 @@ pub fn run(settings: &Settings, args: &DecideArgs) -> anyhow::Result<u8> {
     }
     if let Some(file) = &args.transcript {
         write_transcript(&session, file)?;
-        eprintln!("lore: transcript written to {}", file.display());
+        eprintln!(
+            "lore: transcript written to {}",
+            sanitize(&file.display().to_string())
+        );
     }
     let mut out = stdout();
     if args.json {
@@ -575,10 +582,16 @@ pub(crate) fn walk(
                         Some("t") => match store {
                             Some(store) => match store.write_transcript(&session, &decide::today())
                             {
-                                Ok(file) => {
-                                    writeln!(out, "Transcript written to {}", file.display())?
-                                }
-                                Err(err) => writeln!(out, "Cannot write the transcript: {err}")?,
+                                Ok(file) => writeln!(
+                                    out,
+                                    "Transcript written to {}",
+                                    sanitize(&file.display().to_string())
+                                )?,
+                                Err(err) => writeln!(
+                                    out,
+                                    "Cannot write the transcript: {}",
+                                    sanitize(&err.to_string())
+                                )?,
                             },
                             None => writeln!(
                                 out,

@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 use crate::cli::{Cli, Command};
 use crate::config::Settings;
+use crate::text::sanitize;
 
 /// Exit codes shared by every verb.
 pub const EXIT_OK: u8 = 0;
@@ -23,7 +24,8 @@ pub fn run(cli: Cli) -> ExitCode {
     let settings = match Settings::resolve(cli.flags()) {
         Ok(settings) => settings,
         Err(err) => {
-            eprintln!("lore: error: {err}");
+            // Names a folder from the config file, the environment or a flag.
+            eprintln!("lore: error: {}", sanitize(&err.to_string()));
             return ExitCode::from(EXIT_USAGE);
         }
     };
@@ -43,10 +45,24 @@ pub fn run(cli: Cli) -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(err) if is_broken_pipe(&err) => ExitCode::from(EXIT_OK),
         Err(err) => {
-            eprintln!("lore: error: {err:#}");
+            eprintln!("lore: error: {}", sanitize(&format!("{err:#}")));
             ExitCode::from(EXIT_USAGE)
         }
     }
+}
+
+/// A command line clap refused, or `--help`/`--version`. Clap's message
+/// echoes the argument it refused, which may have come from a file
+/// (`lore show "$(cat list)"`): it is sanitized like file text, and so
+/// printed without clap's colours.
+pub fn parse_error(err: &clap::Error) -> ExitCode {
+    if !err.use_stderr() {
+        // Help and version text: clap's own, on stdout.
+        let _ = err.print();
+    } else {
+        eprint!("{}", sanitize(&err.render().to_string()));
+    }
+    ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(EXIT_USAGE))
 }
 
 /// The reader of our output went away (`lore … | head -1`): not an error.
@@ -87,8 +103,8 @@ pub fn write_diagnostics(
             (true, Severity::Error) => "\x1b[1;31merror\x1b[0m".to_string(),
             (true, Severity::Warning) => "\x1b[1;33mwarning\x1b[0m".to_string(),
         };
-        let message = crate::text::sanitize(&d.message);
-        let location = crate::text::sanitize(&location);
+        let message = sanitize(&d.message);
+        let location = sanitize(&location);
         writeln!(out, "{location}: {label}: {message}")?;
     }
     Ok(())
