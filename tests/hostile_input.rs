@@ -212,3 +212,61 @@ fn error_messages_echo_paths_and_values_inertly() {
     assert_eq!(out.status.code(), Some(2));
     assert_inert("LORE_KNOWLEDGE", &out.stderr);
 }
+
+/// `lore show '#'` said "no document `` in the knowledge" and listed five
+/// arbitrary paths; a file that exists but was skipped (not UTF-8, too big)
+/// was "no document" too, with no word of why; `a.md##x` split at the last
+/// `#` and blamed the path.
+#[test]
+fn show_says_what_is_wrong_with_the_target() {
+    let knowledge = tempfile::tempdir().unwrap();
+    let k = knowledge.path();
+    std::fs::write(k.join("latin1.md"), b"# Caf\xe9\n").unwrap();
+    write(&k.join("c#.md"), "# Sharp\n\n## Types\n\nvalue types\n");
+    write(&k.join("a.md"), "# A\n\n## X\n");
+    let home = home();
+    let show = |target: &str| {
+        let out = lore(&home)
+            .args(["show", "--no-builtin", "--knowledge"])
+            .arg(k)
+            .arg(target)
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    for empty in ["", "#", "#x", "  "] {
+        let (code, stdout, stderr) = show(empty);
+        assert_eq!(code, 2);
+        assert!(stdout.is_empty());
+        assert!(
+            stderr.starts_with(&format!(
+                "lore: error: `{empty}` names no document: expected PATH[#ANCHOR]"
+            )),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("closest paths"), "{stderr}");
+    }
+    let (code, _, stderr) = show("latin1");
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr,
+        "lore: error: `latin1` could not be loaded\nlatin1.md:1: warning: not valid UTF-8 (byte 5), skipped\n"
+    );
+    let (code, _, stderr) = show("a.md##x");
+    assert_eq!(code, 2);
+    assert!(
+        stderr
+            .starts_with("lore: error: `a.md` has no heading with anchor `##x`\nanchors in a.md:"),
+        "{stderr}"
+    );
+    let (code, stdout, _) = show("c#.md#types");
+    assert_eq!(code, 0);
+    assert!(stdout.starts_with("Types\n"), "{stdout}");
+    let (code, stdout, _) = show("c#");
+    assert_eq!(code, 0);
+    assert!(stdout.starts_with("Sharp\n"), "{stdout}");
+}
