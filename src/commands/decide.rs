@@ -612,11 +612,24 @@ fn quit(
     store: Option<&SessionStore>,
 ) -> anyhow::Result<Session> {
     writeln!(out)?;
-    if store.is_some() && !session.path().is_empty() {
+    if session.path().is_empty() {
+        return Ok(session.clone());
+    }
+    // Only promise a resume the data folder can keep: a save may have failed.
+    let id = &session.tree().id;
+    let kept = store.is_some_and(
+        |store| matches!(store.load(id), Ok(Some(saved)) if saved.path == session.path()),
+    );
+    if kept {
         writeln!(
             out,
             "Session kept; `lore decide {}` offers to resume it.",
-            sanitize(&session.tree().id)
+            sanitize(id)
+        )?;
+    } else if store.is_some() {
+        writeln!(
+            out,
+            "Session not kept: it could not be saved in the data folder."
         )?;
     }
     Ok(session.clone())
@@ -700,6 +713,25 @@ mod tests {
         let (fresh, _) = run_walk(tree, &corpus, &store, "n\n");
         assert!(fresh.path().is_empty());
         assert!(store.load("need-cupti").unwrap().is_none());
+    }
+
+    #[test]
+    fn quitting_does_not_promise_a_resume_when_saving_failed() {
+        let (corpus, trees) = builtin();
+        let tree = decide::find_tree(&trees, "need-cupti").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        // The data folder is a file: every save fails.
+        let data = dir.path().join("data");
+        std::fs::write(&data, "").unwrap();
+        let store = SessionStore::new(&data);
+        let (session, out) = run_walk(tree, &corpus, &store, "1\nq\n");
+        assert_eq!(session.path().len(), 1, "{out}");
+        assert!(out.contains("(could not save the session: "), "{out}");
+        assert!(!out.contains("Session kept"), "{out}");
+        assert!(
+            out.ends_with("Session not kept: it could not be saved in the data folder.\n"),
+            "{out}"
+        );
     }
 
     #[test]
