@@ -270,3 +270,35 @@ fn show_says_what_is_wrong_with_the_target() {
     assert_eq!(code, 0);
     assert!(stdout.starts_with("Sharp\n"), "{stdout}");
 }
+
+/// An empty query exited 1 with no word, like a search that found nothing;
+/// a query of noise alone (addresses, times, punctuation) likewise. Empty
+/// is now a usage error, and noise says why nothing was looked up.
+#[test]
+fn empty_and_noise_only_queries_say_so() {
+    let home = home();
+    for empty in ["", "   "] {
+        lore(&home)
+            .args(["search", "--", empty])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(
+                "lore: error: the query is empty: give words, an error line, or `-` for stdin\n",
+            );
+    }
+    lore(&home)
+        .args(["search", "-"])
+        .write_stdin("\n  \n")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("the query is empty"));
+    for noise in ["0x7ffe12345678 12:34:56", "\"", "[ 3/12]"] {
+        lore(&home)
+            .args(["search", "--", noise])
+            .assert()
+            .code(1)
+            .stdout("")
+            .stderr(predicate::str::starts_with("lore: nothing to search for: "));
+    }
+}
