@@ -302,3 +302,30 @@ fn empty_and_noise_only_queries_say_so() {
             .stderr(predicate::str::starts_with("lore: nothing to search for: "));
     }
 }
+
+/// serde_json escapes ESC but not DEL or the C1 controls (U+009B is CSI,
+/// U+009D OSC on terminals that honour 8-bit controls): a heading holding
+/// them reached the terminal raw through `lore search --json`. They are now
+/// escaped, and the values stay exact.
+#[test]
+fn json_output_escapes_c1_controls() {
+    let knowledge = tempfile::tempdir().unwrap();
+    write(
+        &knowledge.path().join("a.md"),
+        "# Title \u{9b}31m red\u{7f}\n\n## Sec \u{9d}0;pwn\u{9c} \u{1b}[2J\n\nmarker text\n",
+    );
+    let home = home();
+    let out = lore(&home)
+        .args(["search", "--json", "--no-builtin", "--knowledge"])
+        .arg(knowledge.path())
+        .arg("marker")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_inert("search --json", &out.stdout);
+    let hits: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        hits[0]["heading"],
+        "Title \u{9b}31m red\u{7f} › Sec \u{9d}0;pwn\u{9c} \u{1b}[2J"
+    );
+}

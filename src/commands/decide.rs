@@ -109,8 +109,7 @@ pub fn run(settings: &Settings, args: &DecideArgs) -> anyhow::Result<u8> {
     }
     let mut out = stdout();
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &session_json(&session))?;
-        writeln!(out)?;
+        super::write_json(&mut out, &session_json(&session))?;
     } else {
         let style = Style {
             color: settings.color,
@@ -160,8 +159,7 @@ fn list(trees: &[DecisionTree], json: bool, color: bool) -> anyhow::Result<u8> {
                 summary: sanitize(&t.summary),
             })
             .collect();
-        serde_json::to_writer_pretty(&mut out, &list)?;
-        writeln!(out)?;
+        super::write_json(&mut out, &list)?;
     } else {
         let style = Style { color };
         let width = trees.iter().map(|t| t.id.len()).max().unwrap_or(0);

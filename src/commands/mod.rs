@@ -86,6 +86,25 @@ pub fn stdout() -> io::BufWriter<io::StdoutLock<'static>> {
     io::BufWriter::new(io::stdout().lock())
 }
 
+/// Writes `value` as pretty JSON and a newline. serde_json escapes C0
+/// controls (ESC becomes `\u001b`) but lets DEL and the C1 controls through
+/// as they are, and some terminals obey U+009B as CSI and U+009D as OSC: they
+/// are escaped too. In JSON those characters can only sit inside strings, so
+/// escaping them keeps the document valid and its values exact.
+pub fn write_json(out: &mut impl Write, value: &impl serde::Serialize) -> anyhow::Result<()> {
+    let text = serde_json::to_string_pretty(value)?;
+    let mut escaped = String::with_capacity(text.len());
+    for ch in text.chars() {
+        if ('\u{7f}'..='\u{9f}').contains(&ch) {
+            escaped.push_str(&format!("\\u{:04x}", u32::from(ch)));
+        } else {
+            escaped.push(ch);
+        }
+    }
+    writeln!(out, "{escaped}")?;
+    Ok(())
+}
+
 /// Writes diagnostics compiler-style, `error`/`warning` coloured when asked.
 pub fn write_diagnostics(
     out: &mut impl Write,

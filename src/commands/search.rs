@@ -54,8 +54,7 @@ pub fn run(settings: &Settings, args: &SearchArgs) -> anyhow::Result<u8> {
     let mut out = stdout();
     if args.json {
         let array: Vec<serde_json::Value> = hits.iter().map(hit_json).collect();
-        serde_json::to_writer_pretty(&mut out, &array)?;
-        writeln!(out)?;
+        super::write_json(&mut out, &array)?;
     } else {
         for hit in &hits {
             write_hit(&mut out, hit, settings.color)?;
