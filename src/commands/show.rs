@@ -115,18 +115,23 @@ fn find<'c>(corpus: &'c Corpus, query: &str) -> Option<&'c Document> {
     unique(by_name)
 }
 
-/// `PATH#ANCHOR` split where the path names a document: file names may hold
-/// a `#` (anchors never do), so the longest such path wins; when none does,
-/// the anchor starts at the first `#`.
+/// `PATH#ANCHOR` split where the path names a document. Anchors never hold
+/// a `#` but file names may, so the whole target is tried as a path, then
+/// the part before the last `#`; when neither names a document, the anchor
+/// starts at the first `#` (so `a.md##x` blames the anchor, not the path).
 fn split_target<'t>(corpus: &Corpus, target: &'t str) -> (&'t str, Option<&'t str>) {
-    let split = |at: usize| (&target[..at], target.get(at + 1..));
-    let mut cuts: Vec<usize> = target.match_indices('#').map(|(i, _)| i).collect();
-    cuts.push(target.len());
-    cuts.iter()
-        .rev()
-        .map(|&at| split(at))
-        .find(|(path, _)| find(corpus, path).is_some())
-        .unwrap_or_else(|| split(cuts[0]))
+    let Some(first) = target.find('#') else {
+        return (target, None);
+    };
+    if find(corpus, target).is_some() {
+        return (target, None);
+    }
+    let split = |at: usize| (&target[..at], Some(&target[at + 1..]));
+    let last = target.rfind('#').unwrap_or(first);
+    if find(corpus, &target[..last]).is_some() {
+        return split(last);
+    }
+    split(first)
 }
 
 /// Why a file the user named is not in the corpus, if it was found but
