@@ -123,7 +123,7 @@ fn a_closed_pipe_ends_every_verb_quietly() {
         &["check"],
     ];
     for verb in verbs {
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("lore"))
+        let mut child = Command::new(env!("CARGO_BIN_EXE_lore"))
             .env("LORE_HOME", home.path())
             .env_remove("LORE_KNOWLEDGE")
             .args(verb)
