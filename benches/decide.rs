@@ -37,5 +37,48 @@ fn bench(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench);
+/// A hostile tree: 20,000 questions in a row and one test answering them all
+/// (6 MB of TOML). Checking it must stay linear: `Session::apply` once
+/// scanned every answer per question.
+fn bench_long_chain(c: &mut Criterion) {
+    const N: usize = 20_000;
+    let dir = tempfile::tempdir().unwrap();
+    let mut text =
+        String::from("[tree]\nid = \"chain\"\ntitle = \"t\"\nsummary = \"s\"\nstart = \"q0\"\n");
+    for i in 0..N {
+        let next = if i + 1 < N {
+            format!("q{}", i + 1)
+        } else {
+            "end".to_string()
+        };
+        text.push_str(&format!(
+            "[nodes.q{i}]\nkind = \"question\"\ntext = \"q\"\nwhy = \"w\"\n\
+             [[nodes.q{i}.options]]\nid = \"a\"\nlabel = \"a\"\nnext = \"{next}\"\n"
+        ));
+    }
+    text.push_str("[nodes.end]\nkind = \"outcome\"\ntitle = \"e\"\nverdict = \"v\"\n");
+    let answers: Vec<String> = (0..N).map(|i| format!("q{i} = \"a\"")).collect();
+    text.push_str(&format!(
+        "[[tests]]\nanswers = {{ {} }}\nexpect = \"end\"\n",
+        answers.join(", ")
+    ));
+    std::fs::write(dir.path().join("chain.toml"), text).unwrap();
+    let sources = SourceSet {
+        builtin: None,
+        overlays: vec![dir.path().to_path_buf()],
+    };
+    let corpus = Corpus::default();
+    let mut group = c.benchmark_group("hostile");
+    group.sample_size(10);
+    group.bench_function("load_and_validate_20000_question_chain", |b| {
+        b.iter(|| {
+            let loaded = decide::load(&sources, &corpus);
+            assert_eq!(loaded.trees.len(), 1);
+            loaded
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_long_chain);
 criterion_main!(benches);

@@ -116,8 +116,8 @@ fn parse_answer(s: &str) -> Result<(String, String), String> {
 
 #[derive(Debug, clap::Args)]
 pub struct SearchArgs {
-    /// Show at most N hits
-    #[arg(long, short = 'n', value_name = "N", default_value_t = 10)]
+    /// Show at most N hits (1 or more)
+    #[arg(long, short = 'n', value_name = "N", default_value_t = 10, value_parser = parse_limit)]
     pub limit: usize,
 
     /// Print the hits as a JSON array
@@ -133,6 +133,16 @@ pub struct SearchArgs {
     /// put `--` before a query that starts with `-`
     #[arg(required = true, value_name = "QUERY")]
     pub query: Vec<String>,
+}
+
+/// `--limit 0` would print nothing and exit 1 as if nothing matched; say so
+/// instead.
+fn parse_limit(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("the limit must be at least 1".to_string()),
+        Ok(n) => Ok(n),
+        Err(err) => Err(err.to_string()),
+    }
 }
 
 #[derive(Debug, clap::Args)]

@@ -98,8 +98,8 @@ impl Config {
         let Some(path) = path else {
             return (Config::default(), Vec::new());
         };
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
                 return (Config::default(), Vec::new());
             }
@@ -108,6 +108,19 @@ impl Config {
                     path.display().to_string(),
                     None,
                     format!("cannot read config, using defaults: {err}"),
+                );
+                return (Config::default(), vec![d]);
+            }
+        };
+        let text = match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(err) => {
+                let at = err.utf8_error().valid_up_to();
+                let line = err.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+                let d = Diagnostic::warning(
+                    path.display().to_string(),
+                    Some(line),
+                    format!("config is not valid UTF-8 (byte {at}), using defaults"),
                 );
                 return (Config::default(), vec![d]);
             }
@@ -263,6 +276,21 @@ mod tests {
             warnings[0].message.contains("knowledge_dirz"),
             "{}",
             warnings[0]
+        );
+    }
+
+    #[test]
+    fn non_utf8_config_is_a_warning_with_a_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, b"theme = \"dark\"\n# caf\xe9\n").unwrap();
+        let (config, warnings) = Config::load(Some(&path));
+        assert_eq!(config.theme, None);
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(warnings[0].line, Some(2));
+        assert_eq!(
+            warnings[0].message,
+            "config is not valid UTF-8 (byte 20), using defaults"
         );
     }
 

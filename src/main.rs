@@ -3,6 +3,8 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let cli = lore::cli::Cli::parse();
-    lore::commands::run(cli)
+    match lore::cli::Cli::try_parse() {
+        Ok(cli) => lore::commands::run(cli),
+        Err(err) => lore::commands::parse_error(&err),
+    }
 }

@@ -127,14 +127,7 @@ impl SourceSet {
         }
         for root in &self.overlays {
             let mut found = Vec::new();
-            walk_dir(
-                root,
-                "",
-                extension,
-                &mut HashSet::new(),
-                &mut warnings,
-                &mut found,
-            );
+            walk_dir(root, extension, &mut warnings, &mut found);
             for file in found {
                 let path = file.entry.path();
                 let meta = match file.meta {
@@ -175,14 +168,7 @@ impl SourceSet {
         }
         for (index, root) in self.overlays.iter().enumerate() {
             let mut found = Vec::new();
-            walk_dir(
-                root,
-                "",
-                extension,
-                &mut HashSet::new(),
-                &mut Vec::new(),
-                &mut found,
-            );
+            walk_dir(root, extension, &mut Vec::new(), &mut found);
             for (rel, stamp) in stamps(found) {
                 // A file that cannot be stat'ed is one `collect` skips too.
                 if let Some(stamp) = stamp {
@@ -285,100 +271,126 @@ struct Found {
 }
 
 /// Walks an overlay folder in name order and lists every non-hidden file
-/// ending in `.{extension}`, with ids relative to the overlay root
-/// (`rel_dir` is the folder's own id, empty for the root). Folder entries
-/// say what they are, so only symlinks are stat'ed here.
-fn walk_dir(
-    dir: &Path,
-    rel_dir: &str,
-    extension: &str,
-    seen: &mut HashSet<PathBuf>,
-    warnings: &mut Vec<Diagnostic>,
-    found: &mut Vec<Found>,
-) {
-    let canonical = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    walk_canonical(dir, &canonical, rel_dir, extension, seen, warnings, found);
+/// ending in `.{extension}`, with ids relative to the overlay root. Folder
+/// entries say what they are, so only symlinks are stat'ed here.
+///
+/// Symlinks are followed only while they stay inside the overlay folder: a
+/// link to `/` would walk the whole file system, and a link to
+/// `~/.ssh/id_rsa` named `notes.md` would put a file the user never meant to
+/// share into the index and onto the screen. Knowledge from elsewhere is
+/// added with its own `--knowledge` folder instead.
+fn walk_dir(root: &Path, extension: &str, warnings: &mut Vec<Diagnostic>, found: &mut Vec<Found>) {
+    let canonical = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let walk = Walk {
+        root: &canonical,
+        extension,
+    };
+    walk.folder(root, &canonical, "", &mut HashSet::new(), warnings, found);
 }
 
-/// `walk_dir` for a folder whose canonical path is known: a real sub-folder's
-/// is its parent's joined with its name, so only the root and symlinked
-/// folders need resolving.
-fn walk_canonical(
-    dir: &Path,
-    canonical: &Path,
-    rel_dir: &str,
-    extension: &str,
-    seen: &mut HashSet<PathBuf>,
-    warnings: &mut Vec<Diagnostic>,
-    found: &mut Vec<Found>,
-) {
-    // Canonical paths of folders already walked: a symlink back up the tree is
-    // reported once instead of recursing forever.
-    if !seen.insert(canonical.to_path_buf()) {
-        warnings.push(Diagnostic::warning(
-            dir.display().to_string(),
-            None,
-            "symlink loop: this folder was already read, skipped",
-        ));
-        return;
-    }
-    let entries = match fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(err) => {
+/// What every folder of one overlay walk shares.
+struct Walk<'a> {
+    /// The overlay folder's canonical path: nothing outside it is read.
+    root: &'a Path,
+    extension: &'a str,
+}
+
+impl Walk<'_> {
+    /// Lists one folder whose canonical path is known: a real sub-folder's
+    /// is its parent's joined with its name, so only the root and symlinks
+    /// need resolving. `rel_dir` is the folder's id, empty for the root.
+    fn folder(
+        &self,
+        dir: &Path,
+        canonical: &Path,
+        rel_dir: &str,
+        seen: &mut HashSet<PathBuf>,
+        warnings: &mut Vec<Diagnostic>,
+        found: &mut Vec<Found>,
+    ) {
+        // Canonical paths of folders already walked: a symlink back up the
+        // tree is reported once instead of recursing forever.
+        if !seen.insert(canonical.to_path_buf()) {
             warnings.push(Diagnostic::warning(
                 dir.display().to_string(),
                 None,
-                format!("cannot read folder, skipped: {err}"),
+                "symlink loop: this folder was already read, skipped",
             ));
             return;
         }
-    };
-    let mut entries: Vec<(std::ffi::OsString, fs::DirEntry)> = entries
-        .filter_map(Result::ok)
-        .map(|e| (e.file_name(), e))
-        .collect();
-    entries.sort_by(|a, b| a.0.cmp(&b.0));
-    for (os_name, entry) in entries {
-        let name = os_name.to_string_lossy();
-        if name.starts_with('.') {
-            continue;
-        }
-        let mut linked = true;
-        let (is_dir, is_file, meta) = match entry.file_type() {
-            Ok(kind) if !kind.is_symlink() => {
-                linked = false;
-                (kind.is_dir(), kind.is_file(), None)
+        let entries = match fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(err) => {
+                warnings.push(Diagnostic::warning(
+                    dir.display().to_string(),
+                    None,
+                    format!("cannot read folder, skipped: {err}"),
+                ));
+                return;
             }
-            // Symlinked files and folders count: follow the link.
-            _ => match fs::metadata(entry.path()) {
-                Ok(meta) => (meta.is_dir(), meta.is_file(), Some(meta)),
-                Err(err) => {
-                    warnings.push(Diagnostic::warning(
-                        entry.path().display().to_string(),
-                        None,
-                        format!("cannot read, skipped: {err}"),
-                    ));
-                    continue;
-                }
-            },
         };
-        let wanted = is_file && has_extension(&name, extension);
-        if !is_dir && !wanted {
-            continue;
+        let mut entries: Vec<(std::ffi::OsString, fs::DirEntry)> = entries
+            .filter_map(Result::ok)
+            .map(|e| (e.file_name(), e))
+            .collect();
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        for (os_name, entry) in entries {
+            let name = os_name.to_string_lossy();
+            if name.starts_with('.') {
+                continue;
+            }
+            // Where the entry really is, and its metadata if it had to be
+            // looked up (symlinks only).
+            let (is_dir, is_file, target, meta) = match entry.file_type() {
+                Ok(kind) if !kind.is_symlink() => (
+                    kind.is_dir(),
+                    kind.is_file(),
+                    canonical.join(&os_name),
+                    None,
+                ),
+                _ => match self.follow(&entry.path()) {
+                    Ok((target, meta)) => (meta.is_dir(), meta.is_file(), target, Some(meta)),
+                    Err(message) => {
+                        warnings.push(Diagnostic::warning(
+                            entry.path().display().to_string(),
+                            None,
+                            message,
+                        ));
+                        continue;
+                    }
+                },
+            };
+            let wanted = is_file && has_extension(&name, self.extension);
+            if !is_dir && !wanted {
+                continue;
+            }
+            let rel = if rel_dir.is_empty() {
+                name.into_owned()
+            } else {
+                format!("{rel_dir}/{name}")
+            };
+            if is_dir {
+                self.folder(&entry.path(), &target, &rel, seen, warnings, found);
+            } else {
+                found.push(Found { rel, entry, meta });
+            }
         }
-        let rel = if rel_dir.is_empty() {
-            name.into_owned()
-        } else {
-            format!("{rel_dir}/{name}")
-        };
-        if is_dir && linked {
-            walk_dir(&entry.path(), &rel, extension, seen, warnings, found);
-        } else if is_dir {
-            let sub = canonical.join(&os_name);
-            walk_canonical(&entry.path(), &sub, &rel, extension, seen, warnings, found);
-        } else {
-            found.push(Found { rel, entry, meta });
+    }
+
+    /// Resolves a symlink: its canonical target and metadata, or why it is
+    /// skipped (dangling, unreadable, or pointing outside the overlay).
+    fn follow(&self, link: &Path) -> Result<(PathBuf, fs::Metadata), String> {
+        let target =
+            fs::canonicalize(link).map_err(|err| format!("cannot read, skipped: {err}"))?;
+        if !target.starts_with(self.root) {
+            return Err(format!(
+                "symlink to {}, outside the knowledge folder {}, skipped",
+                target.display(),
+                self.root.display()
+            ));
         }
+        let meta = fs::metadata(&target).map_err(|err| format!("cannot read, skipped: {err}"))?;
+        Ok((target, meta))
     }
 }
 

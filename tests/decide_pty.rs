@@ -18,6 +18,10 @@ struct Terminal {
 
 impl Terminal {
     fn start(home: &std::path::Path, args: &[&str]) -> Terminal {
+        Terminal::start_with(home, args, &[("NO_COLOR", "1")])
+    }
+
+    fn start_with(home: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Terminal {
         let pty = native_pty_system()
             .openpty(PtySize {
                 rows: 40,
@@ -29,7 +33,10 @@ impl Terminal {
         let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_lore"));
         cmd.args(args);
         cmd.env("LORE_HOME", home);
-        cmd.env("NO_COLOR", "1");
+        cmd.env_remove("NO_COLOR");
+        for (key, value) in env {
+            cmd.env(key, value);
+        }
         cmd.env_remove("LORE_KNOWLEDGE");
         let child = pty.slave.spawn_command(cmd).expect("lore starts");
         drop(pty.slave);
@@ -79,6 +86,16 @@ impl Terminal {
         self.writer.flush().unwrap();
     }
 
+    /// Everything printed from the last `expect` until the program closed
+    /// the terminal.
+    fn rest(mut self) -> (String, u32) {
+        let code = self.child.wait().unwrap().exit_code();
+        while let Ok(bytes) = self.output.recv_timeout(Duration::from_secs(2)) {
+            self.seen.push_str(&String::from_utf8_lossy(&bytes));
+        }
+        (self.seen, code)
+    }
+
     fn exit_code(mut self) -> u32 {
         self.child.wait().unwrap().exit_code()
     }
@@ -115,5 +132,31 @@ fn asks_on_a_terminal_keeps_the_session_and_offers_to_resume() {
     assert!(
         !home.path().join("data/sessions/need-cupti.json").exists(),
         "a finished session is not offered again"
+    );
+}
+
+/// Clap echoes a refused argument with its own colours on a terminal; an
+/// argument holding escape sequences (from `$(cat file)`, say) must not
+/// reach the terminal as such.
+#[test]
+fn a_refused_argument_is_echoed_inertly_on_a_terminal() {
+    let home = tempfile::tempdir().unwrap();
+    let mut t = Terminal::start_with(
+        home.path(),
+        &[
+            "decide",
+            "need-cupti",
+            "--answer",
+            "x\u{1b}]0;pwned\u{7}\u{1b}[2J",
+        ],
+        &[("TERM", "xterm-256color")],
+    );
+    t.expect("for '");
+    let (rest, code) = t.rest();
+    assert_eq!(code, 2, "{rest}");
+    assert!(rest.contains("expected QUESTION=OPTION"), "{rest:?}");
+    assert!(
+        !rest.contains("\u{1b}]0;") && !rest.contains('\u{7}') && !rest.contains("\u{1b}[2J"),
+        "{rest:?}"
     );
 }

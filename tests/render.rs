@@ -268,6 +268,30 @@ fn links_know_their_columns_and_targets() {
     }
 }
 
+/// A link that wraps onto thousands of lines (a 100 KB URL in a hostile
+/// file) got one piece per line, each a copy of its text and target: 2 GB
+/// and 20 s for `lore show` at width 10. Its pieces stop at
+/// `MAX_LINK_PIECES` lines; the text is still all shown.
+#[test]
+fn a_huge_link_is_shown_whole_but_mapped_on_its_first_lines_only() {
+    let url = format!("https://example.org/{}", "b".repeat(100_000));
+    let doc = document(
+        "long.md",
+        &format!("# Long\n\n<{url}>\n\n[x]({url})\n\n[short](#long)\n"),
+    );
+    let rendered = plain(&doc, 10);
+    assert!(rendered.lines.len() > 20_000, "{}", rendered.lines.len());
+    let shown: String = rendered.lines.iter().map(text_of).collect();
+    assert_eq!(shown.matches('b').count(), 2 * 100_000);
+    for index in 0..2 {
+        let pieces = rendered.links.iter().filter(|l| l.index == index).count();
+        assert_eq!(pieces, lore::markdown::MAX_LINK_PIECES, "link {index}");
+    }
+    // Links after it are mapped as usual.
+    let short = rendered.links.iter().find(|l| l.index == 2).unwrap();
+    assert_eq!(short.text, "short");
+}
+
 /// The text between two display columns.
 fn columns(line: &str, start: usize, end: usize) -> String {
     let mut col = 0;

@@ -419,6 +419,16 @@ fn nonsense_and_empty_queries_give_nothing_without_failing() {
     assert!(!index.query(&long, 5).is_empty());
 }
 
+#[test]
+fn a_limit_beyond_the_number_of_sections_returns_them_all() {
+    let index = shipped();
+    let all = index.query("cupti", usize::MAX);
+    assert!(all.len() > 10, "{}", all.len());
+    assert_eq!(index.query("cupti", 100_000_000_000).len(), all.len());
+    let empty = SearchIndex::build_in_memory(&Corpus::default()).unwrap().0;
+    assert!(empty.query("cupti", usize::MAX).is_empty());
+}
+
 mod random_queries {
     use std::sync::OnceLock;
 

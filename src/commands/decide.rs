@@ -76,7 +76,11 @@ pub fn run(settings: &Settings, args: &DecideArgs) -> anyhow::Result<u8> {
         )?;
         if let Some(file) = &args.transcript {
             write_transcript(&session, file)?;
-            writeln!(out, "Transcript written to {}", file.display())?;
+            writeln!(
+                out,
+                "Transcript written to {}",
+                sanitize(&file.display().to_string())
+            )?;
         }
         return Ok(EXIT_OK);
     }
@@ -98,12 +102,14 @@ pub fn run(settings: &Settings, args: &DecideArgs) -> anyhow::Result<u8> {
     }
     if let Some(file) = &args.transcript {
         write_transcript(&session, file)?;
-        eprintln!("lore: transcript written to {}", file.display());
+        eprintln!(
+            "lore: transcript written to {}",
+            sanitize(&file.display().to_string())
+        );
     }
     let mut out = stdout();
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &session_json(&session))?;
-        writeln!(out)?;
+        super::write_json(&mut out, &session_json(&session))?;
     } else {
         let style = Style {
             color: settings.color,
@@ -153,8 +159,7 @@ fn list(trees: &[DecisionTree], json: bool, color: bool) -> anyhow::Result<u8> {
                 summary: sanitize(&t.summary),
             })
             .collect();
-        serde_json::to_writer_pretty(&mut out, &list)?;
-        writeln!(out)?;
+        super::write_json(&mut out, &list)?;
     } else {
         let style = Style { color };
         let width = trees.iter().map(|t| t.id.len()).max().unwrap_or(0);
@@ -575,10 +580,16 @@ pub(crate) fn walk(
                         Some("t") => match store {
                             Some(store) => match store.write_transcript(&session, &decide::today())
                             {
-                                Ok(file) => {
-                                    writeln!(out, "Transcript written to {}", file.display())?
-                                }
-                                Err(err) => writeln!(out, "Cannot write the transcript: {err}")?,
+                                Ok(file) => writeln!(
+                                    out,
+                                    "Transcript written to {}",
+                                    sanitize(&file.display().to_string())
+                                )?,
+                                Err(err) => writeln!(
+                                    out,
+                                    "Cannot write the transcript: {}",
+                                    sanitize(&err.to_string())
+                                )?,
                             },
                             None => writeln!(
                                 out,
@@ -599,11 +610,24 @@ fn quit(
     store: Option<&SessionStore>,
 ) -> anyhow::Result<Session> {
     writeln!(out)?;
-    if store.is_some() && !session.path().is_empty() {
+    if session.path().is_empty() {
+        return Ok(session.clone());
+    }
+    // Only promise a resume the data folder can keep: a save may have failed.
+    let id = &session.tree().id;
+    let kept = store.is_some_and(
+        |store| matches!(store.load(id), Ok(Some(saved)) if saved.path == session.path()),
+    );
+    if kept {
         writeln!(
             out,
             "Session kept; `lore decide {}` offers to resume it.",
-            sanitize(&session.tree().id)
+            sanitize(id)
+        )?;
+    } else if store.is_some() {
+        writeln!(
+            out,
+            "Session not kept: it could not be saved in the data folder."
         )?;
     }
     Ok(session.clone())
@@ -687,6 +711,25 @@ mod tests {
         let (fresh, _) = run_walk(tree, &corpus, &store, "n\n");
         assert!(fresh.path().is_empty());
         assert!(store.load("need-cupti").unwrap().is_none());
+    }
+
+    #[test]
+    fn quitting_does_not_promise_a_resume_when_saving_failed() {
+        let (corpus, trees) = builtin();
+        let tree = decide::find_tree(&trees, "need-cupti").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        // The data folder is a file: every save fails.
+        let data = dir.path().join("data");
+        std::fs::write(&data, "").unwrap();
+        let store = SessionStore::new(&data);
+        let (session, out) = run_walk(tree, &corpus, &store, "1\nq\n");
+        assert_eq!(session.path().len(), 1, "{out}");
+        assert!(out.contains("(could not save the session: "), "{out}");
+        assert!(!out.contains("Session kept"), "{out}");
+        assert!(
+            out.ends_with("Session not kept: it could not be saved in the data folder.\n"),
+            "{out}"
+        );
     }
 
     #[test]

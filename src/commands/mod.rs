@@ -13,6 +13,7 @@ use std::process::ExitCode;
 
 use crate::cli::{Cli, Command};
 use crate::config::Settings;
+use crate::text::sanitize;
 
 /// Exit codes shared by every verb.
 pub const EXIT_OK: u8 = 0;
@@ -24,7 +25,8 @@ pub fn run(cli: Cli) -> ExitCode {
     let settings = match Settings::resolve(cli.flags()) {
         Ok(settings) => settings,
         Err(err) => {
-            eprintln!("lore: error: {err}");
+            // Names a folder from the config file, the environment or a flag.
+            eprintln!("lore: error: {}", sanitize(&err.to_string()));
             return ExitCode::from(EXIT_USAGE);
         }
     };
@@ -40,20 +42,64 @@ pub fn run(cli: Cli) -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(err) if is_broken_pipe(&err) => ExitCode::from(EXIT_OK),
         Err(err) => {
-            eprintln!("lore: error: {err:#}");
+            eprintln!("lore: error: {}", sanitize(&format!("{err:#}")));
             ExitCode::from(EXIT_USAGE)
         }
     }
 }
 
+/// A command line clap refused, or `--help`/`--version`. Clap's message
+/// echoes the argument it refused, which may have come from a file
+/// (`lore show "$(cat list)"`): it is sanitized like file text, and so
+/// printed without clap's colours.
+pub fn parse_error(err: &clap::Error) -> ExitCode {
+    if !err.use_stderr() {
+        // Help and version text: clap's own, on stdout.
+        let _ = err.print();
+    } else {
+        eprint!("{}", sanitize(&err.render().to_string()));
+    }
+    ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(EXIT_USAGE))
+}
+
+/// The reader of our output went away (`lore … | head -1`): not an error.
+/// The io error may be wrapped, e.g. by serde_json while writing `--json`.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.downcast_ref::<io::Error>()
-        .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+    err.chain().any(|cause| {
+        let kind = cause
+            .downcast_ref::<io::Error>()
+            .map(io::Error::kind)
+            .or_else(|| {
+                cause
+                    .downcast_ref::<serde_json::Error>()
+                    .and_then(serde_json::Error::io_error_kind)
+            });
+        kind == Some(io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// Stdout, locked and buffered: verbs write through this and flush at the end.
 pub fn stdout() -> io::BufWriter<io::StdoutLock<'static>> {
     io::BufWriter::new(io::stdout().lock())
+}
+
+/// Writes `value` as pretty JSON and a newline. serde_json escapes C0
+/// controls (ESC becomes `\u001b`) but lets DEL and the C1 controls through
+/// as they are, and some terminals obey U+009B as CSI and U+009D as OSC: they
+/// are escaped too. In JSON those characters can only sit inside strings, so
+/// escaping them keeps the document valid and its values exact.
+pub fn write_json(out: &mut impl Write, value: &impl serde::Serialize) -> anyhow::Result<()> {
+    let text = serde_json::to_string_pretty(value)?;
+    let mut escaped = String::with_capacity(text.len());
+    for ch in text.chars() {
+        if ('\u{7f}'..='\u{9f}').contains(&ch) {
+            escaped.push_str(&format!("\\u{:04x}", u32::from(ch)));
+        } else {
+            escaped.push(ch);
+        }
+    }
+    writeln!(out, "{escaped}")?;
+    Ok(())
 }
 
 /// Writes diagnostics compiler-style, `error`/`warning` coloured when asked.
@@ -73,8 +119,8 @@ pub fn write_diagnostics(
             (true, Severity::Error) => "\x1b[1;31merror\x1b[0m".to_string(),
             (true, Severity::Warning) => "\x1b[1;33mwarning\x1b[0m".to_string(),
         };
-        let message = crate::text::sanitize(&d.message);
-        let location = crate::text::sanitize(&location);
+        let message = sanitize(&d.message);
+        let location = sanitize(&location);
         writeln!(out, "{location}: {label}: {message}")?;
     }
     Ok(())

@@ -11,7 +11,7 @@ use crate::corpus::Kind;
 use crate::search::{Hit, query};
 use crate::text::sanitize;
 
-use super::{EXIT_OK, EXIT_PROBLEMS, stdout};
+use super::{EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, stdout};
 
 /// A query read from stdin is cut here: a search needs the error, not the
 /// whole build log.
@@ -34,7 +34,18 @@ pub fn run(settings: &Settings, args: &SearchArgs) -> anyhow::Result<u8> {
     } else {
         args.query.join(" ")
     };
+    if text.trim().is_empty() {
+        eprintln!("lore: error: the query is empty: give words, an error line, or `-` for stdin");
+        return Ok(EXIT_USAGE);
+    }
     let mut parsed = query::parse(&text);
+    if parsed.is_empty() {
+        // Exit 1 like any query without hits, but say why nothing was looked up.
+        eprintln!(
+            "lore: nothing to search for: the query is only numbers, addresses, paths or punctuation, which are ignored"
+        );
+        return Ok(EXIT_PROBLEMS);
+    }
     if let Some(kind) = args.kind.as_deref().and_then(Kind::parse) {
         parsed.kinds = vec![kind];
     }
@@ -43,8 +54,7 @@ pub fn run(settings: &Settings, args: &SearchArgs) -> anyhow::Result<u8> {
     let mut out = stdout();
     if args.json {
         let array: Vec<serde_json::Value> = hits.iter().map(hit_json).collect();
-        serde_json::to_writer_pretty(&mut out, &array)?;
-        writeln!(out)?;
+        super::write_json(&mut out, &array)?;
     } else {
         for hit in &hits {
             write_hit(&mut out, hit, settings.color)?;

@@ -7,24 +7,39 @@ use std::io::{IsTerminal, Write};
 use crate::cli::ShowArgs;
 use crate::config::Settings;
 use crate::corpus::{Corpus, Document};
+use crate::diagnostic::Diagnostic;
 use crate::markdown::{Highlighter, RenderOptions, render, write_ansi};
 use crate::text::sanitize;
 use crate::theme::{Theme, terminal_has_truecolor};
 
 use super::{EXIT_OK, EXIT_USAGE, stdout};
 
+/// A target to show in usage messages.
+const EXAMPLE: &str = "cuda/20-cupti-deep-dive-arr-coc.md#what-is-cupti";
 /// Width when stdout is not a terminal.
 const DEFAULT_WIDTH: u16 = 100;
 /// How many "did you mean" paths an unknown path lists.
 const SUGGESTIONS: usize = 5;
 
 pub fn run(settings: &Settings, args: &ShowArgs) -> anyhow::Result<u8> {
-    let (path, anchor) = match args.target.rsplit_once('#') {
-        Some((path, anchor)) => (path, Some(anchor)),
-        None => (args.target.as_str(), None),
-    };
     let corpus = Corpus::load(&settings.knowledge);
+    let (path, anchor) = split_target(&corpus, &args.target);
+    if path.trim().is_empty() {
+        eprintln!(
+            "lore: error: `{}` names no document: expected PATH[#ANCHOR], e.g. {EXAMPLE}",
+            sanitize(&args.target)
+        );
+        return Ok(EXIT_USAGE);
+    }
     let Some(doc) = find(&corpus, path) else {
+        if let Some(problem) = skipped(&corpus, path) {
+            eprintln!(
+                "lore: error: `{}` could not be loaded\n{}",
+                sanitize(path),
+                sanitize(&problem.to_string())
+            );
+            return Ok(EXIT_USAGE);
+        }
         let mut message = format!(
             "lore: error: no document `{}` in the knowledge",
             sanitize(path)
@@ -98,6 +113,37 @@ fn find<'c>(corpus: &'c Corpus, query: &str) -> Option<&'c Document> {
         })
         .collect();
     unique(by_name)
+}
+
+/// `PATH#ANCHOR` split where the path names a document. Anchors never hold
+/// a `#` but file names may, so the whole target is tried as a path, then
+/// the part before the last `#`; when neither names a document, the anchor
+/// starts at the first `#` (so `a.md##x` blames the anchor, not the path).
+fn split_target<'t>(corpus: &Corpus, target: &'t str) -> (&'t str, Option<&'t str>) {
+    let Some(first) = target.find('#') else {
+        return (target, None);
+    };
+    if find(corpus, target).is_some() {
+        return (target, None);
+    }
+    let split = |at: usize| (&target[..at], Some(&target[at + 1..]));
+    let last = target.rfind('#').unwrap_or(first);
+    if find(corpus, &target[..last]).is_some() {
+        return split(last);
+    }
+    split(first)
+}
+
+/// Why a file the user named is not in the corpus, if it was found but
+/// skipped while loading (not UTF-8, too big, unreadable).
+fn skipped<'c>(corpus: &'c Corpus, query: &str) -> Option<&'c Diagnostic> {
+    let query = query.trim().trim_start_matches("./");
+    let with_md = format!("{query}.md");
+    corpus.warnings.iter().find(|w| {
+        [query, with_md.as_str()]
+            .iter()
+            .any(|q| w.path == *q || w.path.ends_with(&format!("/{q}")))
+    })
 }
 
 fn unknown_anchor(doc: &Document, anchor: &str) -> String {

@@ -2,7 +2,7 @@
 //! code blocks. This is the only place that parses Markdown structure for the
 //! corpus; search, rendering and checks all read `Document`.
 
-use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
 
 use super::drop::DropInfo;
 use super::slug::Slugger;
@@ -88,6 +88,10 @@ pub struct Link {
     pub dest: String,
     pub target: LinkTarget,
     pub line: usize,
+    /// For an inline link `[text](dest "title")`: the byte range of
+    /// `(dest "title")` in the file. `None` for reference links and
+    /// autolinks, whose destination is not written after the text.
+    pub dest_span: Option<std::ops::Range<usize>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -286,6 +290,17 @@ fn split_front_matter(text: &str) -> (usize, Vec<(String, String)>) {
     (0, Vec::new())
 }
 
+/// A link whose end the parser has not reached yet.
+struct OpenLink {
+    dest: String,
+    line: usize,
+    text: String,
+    /// `[text](dest)` rather than a reference link or an autolink.
+    inline: bool,
+    /// Body offset just past the last event inside the link so far.
+    text_end: usize,
+}
+
 #[derive(Default)]
 struct Parsed {
     sections: Vec<Section>,
@@ -296,12 +311,19 @@ struct Parsed {
 fn parse_body(path: &str, body: &str, base: usize, lines: &LineIndex, out: &mut Parsed) {
     let mut slugger = Slugger::default();
     let mut heading: Option<(u8, usize, Option<String>, String)> = None;
-    let mut link: Option<(String, usize, String)> = None;
+    let mut link: Option<OpenLink> = None;
     let mut code: Option<(Option<String>, usize, String)> = None;
     let mut stack: Vec<usize> = Vec::new();
 
     for (event, range) in Parser::new_ext(body, markdown_options()).into_offset_iter() {
         let line = lines.line(base + range.start);
+        // Everything inside a link is its text: where the text ends, the
+        // destination begins.
+        if let Some(open) = link.as_mut()
+            && !matches!(event, Event::End(TagEnd::Link))
+        {
+            open.text_end = open.text_end.max(range.end);
+        }
         match event {
             Event::Start(Tag::Heading { level, id, .. }) => {
                 heading = Some((
@@ -340,17 +362,33 @@ fn parse_body(path: &str, body: &str, base: usize, lines: &LineIndex, out: &mut 
                     stack.push(out.sections.len() - 1);
                 }
             }
-            Event::Start(Tag::Link { dest_url, .. }) => {
-                link = Some((dest_url.to_string(), line, String::new()));
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                ..
+            }) => {
+                link = Some(OpenLink {
+                    dest: dest_url.to_string(),
+                    line,
+                    text: String::new(),
+                    inline: link_type == LinkType::Inline,
+                    text_end: range.start + 1,
+                });
             }
             Event::End(TagEnd::Link) => {
-                if let Some((dest, line, text)) = link.take() {
-                    let target = resolve(path, &dest);
+                if let Some(open) = link.take() {
+                    // `[text](dest)`: `]` right after the text, then `(`.
+                    let rest = &body.as_bytes()[open.text_end.min(range.end)..range.end];
+                    let dest_span =
+                        (open.inline && rest.starts_with(b"](") && rest.ends_with(b")"))
+                            .then(|| base + open.text_end + 1..base + range.end);
+                    let target = resolve(path, &open.dest);
                     out.links.push(Link {
-                        text,
-                        dest,
+                        text: open.text,
+                        dest: open.dest,
                         target,
-                        line,
+                        line: open.line,
+                        dest_span,
                     });
                 }
             }
@@ -372,8 +410,8 @@ fn parse_body(path: &str, body: &str, base: usize, lines: &LineIndex, out: &mut 
                 if let Some((_, _, _, title)) = heading.as_mut() {
                     title.push_str(&text);
                 }
-                if let Some((_, _, link_text)) = link.as_mut() {
-                    link_text.push_str(&text);
+                if let Some(open) = link.as_mut() {
+                    open.text.push_str(&text);
                 }
                 if let Some((_, _, code_text)) = code.as_mut() {
                     code_text.push_str(&text);
@@ -383,8 +421,8 @@ fn parse_body(path: &str, body: &str, base: usize, lines: &LineIndex, out: &mut 
                 if let Some((_, _, _, title)) = heading.as_mut() {
                     title.push(' ');
                 }
-                if let Some((_, _, link_text)) = link.as_mut() {
-                    link_text.push(' ');
+                if let Some(open) = link.as_mut() {
+                    open.text.push(' ');
                 }
             }
             _ => {}

@@ -96,7 +96,14 @@ impl Corpus {
     /// path containing the query, or containing it with a typo or two, ranks
     /// first; shorter paths break ties.
     pub fn closest_paths(&self, query: &str, limit: usize) -> Vec<&str> {
-        let query: Vec<char> = query.to_lowercase().chars().collect();
+        // The cost is query length × path lengths for every document; paths
+        // are short, so a longer query (a pasted log as `lore show`'s
+        // argument) only costs time: 100 KB took seconds per document.
+        let query: Vec<char> = query
+            .to_lowercase()
+            .chars()
+            .take(MAX_SUGGEST_QUERY)
+            .collect();
         let mut scored: Vec<(usize, usize, &str)> = self
             .documents
             .iter()
@@ -109,6 +116,9 @@ impl Corpus {
         scored.into_iter().take(limit).map(|(_, _, p)| p).collect()
     }
 }
+
+/// Characters of a query that `closest_paths` compares with paths.
+const MAX_SUGGEST_QUERY: usize = 256;
 
 /// Edits needed to turn `query` into some substring of `text` (approximate
 /// substring matching: skipping text before and after the match is free), so
@@ -142,5 +152,20 @@ mod tests {
         assert_eq!(d("cupti", "cuda/20-cupti-deep-dive.md"), 0);
         assert_eq!(d("cuptii-deep", "cuda/20-cupti-deep-dive.md"), 1);
         assert_eq!(d("xyz", "ab"), 3);
+    }
+
+    #[test]
+    fn a_huge_query_is_cut_before_matching() {
+        let doc = |path: &str| {
+            Document::parse(crate::sources::SourceFile {
+                rel: path.to_string(),
+                origin: crate::sources::Origin::Builtin,
+                text: "# T\n".to_string(),
+                stamp: None,
+            })
+        };
+        let corpus = Corpus::from_documents(vec![doc("cuda/a.md"), doc("notes/b.md")], vec![]);
+        let query = format!("notes/b{}", "x".repeat(1_000_000));
+        assert_eq!(corpus.closest_paths(&query, 1), vec!["notes/b.md"]);
     }
 }

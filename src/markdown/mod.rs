@@ -20,7 +20,7 @@ use ratatui::text::Line;
 
 pub use ansi::{to_ansi, write_ansi};
 pub use highlight::{FENCE_ALIASES, HighlightedLines, Highlighter, PLAIN_FENCES};
-pub use render::MIN_WIDTH;
+pub use render::{MAX_LINK_PIECES, MIN_WIDTH};
 pub use wrap::width as display_width;
 
 use crate::corpus::{Document, LinkTarget};

@@ -33,6 +33,12 @@ const FOLLOWABLE: &str = "→";
 const MAX_FOOTNOTE_MARKER: usize = 6;
 /// Narrowest code frame, so a one-word block still looks like a block.
 const MIN_FRAME: usize = 16;
+/// Lines of one wrapped link that get a `RenderedLink` piece. Each piece
+/// carries the link's text and target, so a link that wraps onto thousands
+/// of lines (a 100 KB URL in a hostile file) would copy them thousands of
+/// times: gigabytes. Past this many lines the text is still shown and
+/// styled, just not mapped; a real link never gets near it.
+pub const MAX_LINK_PIECES: usize = 8;
 
 pub fn render(doc: &Document, options: &RenderOptions<'_>) -> Rendered {
     let width = usize::from(options.width).max(MIN_WIDTH);
@@ -116,6 +122,8 @@ struct LinkInfo {
     dest: String,
     target: LinkTarget,
     text: String,
+    /// Pieces mapped so far (see `MAX_LINK_PIECES`).
+    pieces: usize,
 }
 
 struct CodeState {
@@ -361,6 +369,7 @@ impl Renderer<'_> {
                     dest,
                     target,
                     text: String::new(),
+                    pieces: 0,
                 });
                 self.current_link = Some(id);
                 // Links lore can open carry a mark in front of their text.
@@ -776,7 +785,11 @@ impl Renderer<'_> {
         line.extend(spans);
         let index = self.out.lines.len();
         for &(start, end, id) in links {
-            let info = &self.link_infos[id];
+            let info = &mut self.link_infos[id];
+            if info.pieces == MAX_LINK_PIECES {
+                continue;
+            }
+            info.pieces += 1;
             self.out.links.push(RenderedLink {
                 line: index,
                 start_col: start + offset,

@@ -252,6 +252,14 @@ impl SearchIndex {
 
     fn search(&self, parsed: &ParsedQuery, limit: usize) -> tantivy::Result<Vec<Hit>> {
         let searcher = self.reader.searcher();
+        // More hits than sections cannot be found; the collectors reserve
+        // room for `limit` up front, so `--limit 99999999999` must not reach
+        // them as is.
+        let sections = usize::try_from(searcher.num_docs()).unwrap_or(usize::MAX);
+        if sections == 0 {
+            return Ok(Vec::new());
+        }
+        let limit = limit.min(sections);
         let filter = match self.filter(&searcher, parsed)? {
             Filter::Nothing => return Ok(Vec::new()),
             Filter::Clauses(clauses) => clauses,
