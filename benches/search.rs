@@ -11,9 +11,9 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use lore::corpus::{Corpus, Document};
+use lore::corpus::Corpus;
 use lore::search::{SearchIndex, synthetic};
-use lore::sources::{BUILTIN_KNOWLEDGE, Origin, SourceFile, SourceSet};
+use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
 
 fn shipped() -> Corpus {
     Corpus::load(&SourceSet {
@@ -24,18 +24,7 @@ fn shipped() -> Corpus {
 
 /// `count` generated documents of about 4 KB, in memory.
 fn generated(count: usize) -> Corpus {
-    let mut generator = synthetic::Generator::new(&shipped(), 1);
-    let documents = (0..count)
-        .map(|i| {
-            Document::parse(SourceFile {
-                rel: format!("part-{:03}/doc-{i:05}.md", i / 100),
-                origin: Origin::Builtin,
-                text: generator.document(4000),
-                stamp: None,
-            })
-        })
-        .collect();
-    Corpus::from_documents(documents, Vec::new())
+    synthetic::corpus(&shipped(), count, 1)
 }
 
 fn queries() -> Vec<String> {

@@ -18,9 +18,9 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use lore::config::ThemeName;
-use lore::corpus::{Corpus, Document};
+use lore::corpus::Corpus;
 use lore::search::{SearchIndex, synthetic};
-use lore::sources::{BUILTIN_KNOWLEDGE, BUILTIN_TREES, Origin, SourceFile, SourceSet};
+use lore::sources::{BUILTIN_KNOWLEDGE, BUILTIN_TREES, SourceSet};
 use lore::theme::Theme;
 use lore::tui::action::Action;
 use lore::tui::app::{App, AppInit, Effect};
@@ -68,18 +68,7 @@ fn start_and_draw(sources: &SourceSet, tree_sources: &SourceSet) -> Terminal<Tes
 
 /// `count` generated documents of about 4 KB, in memory.
 fn generated(count: usize) -> Corpus {
-    let mut generator = synthetic::Generator::new(&Corpus::load(&shipped()), 1);
-    let documents = (0..count)
-        .map(|i| {
-            Document::parse(SourceFile {
-                rel: format!("part-{:03}/doc-{i:05}.md", i / 100),
-                origin: Origin::Builtin,
-                text: generator.document(4000),
-                stamp: None,
-            })
-        })
-        .collect();
-    Corpus::from_documents(documents, Vec::new())
+    synthetic::corpus(&Corpus::load(&shipped()), count, 1)
 }
 
 /// Answers queued queries at once, as the worker would.

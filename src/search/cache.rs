@@ -258,18 +258,7 @@ fn build_cached(
     }
     drop(lock);
     let search = SearchIndex::from_index(index, fields).map_err(CacheError::Search)?;
-    Ok((
-        search,
-        IndexReport {
-            documents: stats.documents,
-            sections: stats.sections,
-            bytes: stats.bytes,
-            build_time: Some(started.elapsed()),
-            rebuilt: true,
-            location: Some(generation),
-            warnings: Vec::new(),
-        },
-    ))
+    Ok((search, IndexReport::built(stats, started, Some(generation))))
 }
 
 fn build_generation(

@@ -29,7 +29,8 @@ use tantivy::query::{
 };
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{
-    DocAddress, DocSet, Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term,
+    DocAddress, DocSet, Index, IndexReader, ReloadPolicy, Searcher, SegmentReader, TantivyDocument,
+    Term,
 };
 
 use crate::corpus::{Corpus, Kind};
@@ -77,6 +78,21 @@ pub struct IndexReport {
     pub location: Option<PathBuf>,
     /// Problems worth telling the user (an unusable cache folder).
     pub warnings: Vec<Diagnostic>,
+}
+
+impl IndexReport {
+    /// The report of an index built now from `stats`, started at `started`.
+    fn built(stats: BuildStats, started: Instant, location: Option<PathBuf>) -> IndexReport {
+        IndexReport {
+            documents: stats.documents,
+            sections: stats.sections,
+            bytes: stats.bytes,
+            build_time: Some(started.elapsed()),
+            rebuilt: true,
+            location,
+            warnings: Vec::new(),
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -169,18 +185,7 @@ impl SearchIndex {
         register_tokenizer(&index);
         let stats = build(&index, &fields, corpus, progress)?;
         let search = SearchIndex::from_index(index, fields)?;
-        Ok((
-            search,
-            IndexReport {
-                documents: stats.documents,
-                sections: stats.sections,
-                bytes: stats.bytes,
-                build_time: Some(started.elapsed()),
-                rebuilt: true,
-                location: None,
-                warnings: Vec::new(),
-            },
-        ))
+        Ok((search, IndexReport::built(stats, started, None)))
     }
 
     /// Opens the cached index of exactly this corpus under `cache_dir`,
@@ -407,18 +412,8 @@ impl SearchIndex {
         pairs: &[(&[String; 2], f32)],
     ) -> tantivy::Result<Vec<f32>> {
         let mut bonus = vec![0.0; candidates.len()];
-        let mut order: Vec<usize> = (0..candidates.len()).collect();
-        order.sort_by_key(|&i| candidates[i].1);
         let (mut first, mut second) = (Vec::new(), Vec::new());
-        for (segment_ord, segment) in searcher.segment_readers().iter().enumerate() {
-            let mine: Vec<usize> = order
-                .iter()
-                .copied()
-                .filter(|&i| candidates[i].1.segment_ord as usize == segment_ord)
-                .collect();
-            if mine.is_empty() {
-                continue;
-            }
+        for (segment, mine) in by_segment(searcher, candidates) {
             for (pair, idf) in pairs {
                 for field in self.fields.phrased() {
                     let inverted = segment.inverted_index(field)?;
@@ -463,18 +458,7 @@ impl SearchIndex {
         terms: &[Known],
     ) -> tantivy::Result<Vec<f32>> {
         let mut covered = vec![0.0; candidates.len()];
-        // Candidates by segment, in doc order, for forward-only seeks.
-        let mut order: Vec<usize> = (0..candidates.len()).collect();
-        order.sort_by_key(|&i| candidates[i].1);
-        for (segment_ord, segment) in searcher.segment_readers().iter().enumerate() {
-            let mine: Vec<usize> = order
-                .iter()
-                .copied()
-                .filter(|&i| candidates[i].1.segment_ord as usize == segment_ord)
-                .collect();
-            if mine.is_empty() {
-                continue;
-            }
+        for (segment, mine) in by_segment(searcher, candidates) {
             for known in terms {
                 let mut present = vec![false; mine.len()];
                 for (f, field) in self.fields.searched().into_iter().enumerate() {
@@ -833,6 +817,29 @@ fn register_tokenizer(index: &Index) {
     index
         .tokenizers()
         .register(TOKENIZER_NAME, LoreTokenizer::default());
+}
+
+/// Each segment with the indices of the candidates in it, in doc order, so
+/// postings can be read with forward-only seeks. Segments with none are left out.
+fn by_segment<'s>(
+    searcher: &'s Searcher,
+    candidates: &[(f32, DocAddress)],
+) -> Vec<(&'s SegmentReader, Vec<usize>)> {
+    let mut order: Vec<usize> = (0..candidates.len()).collect();
+    order.sort_by_key(|&i| candidates[i].1);
+    searcher
+        .segment_readers()
+        .iter()
+        .enumerate()
+        .filter_map(|(segment_ord, segment)| {
+            let mine: Vec<usize> = order
+                .iter()
+                .copied()
+                .filter(|&i| candidates[i].1.segment_ord as usize == segment_ord)
+                .collect();
+            (!mine.is_empty()).then_some((segment, mine))
+        })
+        .collect()
 }
 
 /// Sizes of what was indexed.

@@ -12,7 +12,8 @@ use std::io;
 use std::path::Path;
 
 use super::tokenizer::pieces;
-use crate::corpus::Corpus;
+use crate::corpus::{Corpus, Document};
+use crate::sources::{Origin, SourceFile};
 
 /// A deterministic generator of knowledge files.
 pub struct Generator {
@@ -207,6 +208,23 @@ impl Generator {
         }
         out
     }
+}
+
+/// `count` documents of about 4 KB, in memory, under the same paths
+/// [`write_corpus`] uses: what the benchmarks search and type against.
+pub fn corpus(like: &Corpus, count: usize, seed: u64) -> Corpus {
+    let mut generator = Generator::new(like, seed);
+    let documents = (0..count)
+        .map(|i| {
+            Document::parse(SourceFile {
+                rel: format!("part-{:03}/doc-{i:05}.md", i / 100),
+                origin: Origin::Builtin,
+                text: generator.document(4000),
+                stamp: None,
+            })
+        })
+        .collect();
+    Corpus::from_documents(documents, Vec::new())
 }
 
 /// Writes `count` documents of about 4 KB under `dir` (100 per folder) and

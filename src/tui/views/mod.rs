@@ -264,28 +264,66 @@ pub fn fit_left(text: &str, width: usize) -> String {
 /// Spans for `text` with the characters at `positions` (char indices, sorted)
 /// in `hit` and the rest in `base`.
 pub fn marked(text: &str, positions: &[u32], base: Style, hit: Style) -> Vec<Span<'static>> {
-    let mut spans: Vec<Span<'static>> = Vec::new();
-    let mut run = String::new();
-    let mut run_hit = false;
+    let mut runs = Runs::new(base, hit);
     let mut next = positions.iter().peekable();
     for (i, c) in text.chars().enumerate() {
         let is_hit = next.peek().is_some_and(|&&p| p as usize == i);
         if is_hit {
             next.next();
         }
-        if is_hit != run_hit && !run.is_empty() {
-            spans.push(Span::styled(
-                std::mem::take(&mut run),
-                if run_hit { hit } else { base },
-            ));
+        runs.push(c, is_hit);
+    }
+    runs.finish()
+}
+
+/// Characters gathered into spans of two styles, a new span wherever the
+/// style changes: the one way marked text (search terms, filter matches)
+/// becomes spans.
+pub struct Runs {
+    spans: Vec<Span<'static>>,
+    run: String,
+    run_hit: bool,
+    base: Style,
+    hit: Style,
+}
+
+impl Runs {
+    pub fn new(base: Style, hit: Style) -> Runs {
+        Runs {
+            spans: Vec::new(),
+            run: String::new(),
+            run_hit: false,
+            base,
+            hit,
         }
-        run_hit = is_hit;
-        run.push(c);
     }
-    if !run.is_empty() {
-        spans.push(Span::styled(run, if run_hit { hit } else { base }));
+
+    pub fn push(&mut self, c: char, is_hit: bool) {
+        if is_hit != self.run_hit && !self.run.is_empty() {
+            self.flush();
+        }
+        self.run_hit = is_hit;
+        self.run.push(c);
     }
-    spans
+
+    /// Adds a span in the base style after the runs (an ellipsis, say).
+    pub fn push_base(&mut self, text: &'static str) {
+        self.flush();
+        self.spans.push(Span::styled(text, self.base));
+    }
+
+    pub fn finish(mut self) -> Vec<Span<'static>> {
+        self.flush();
+        self.spans
+    }
+
+    fn flush(&mut self) {
+        if !self.run.is_empty() {
+            let style = if self.run_hit { self.hit } else { self.base };
+            self.spans
+                .push(Span::styled(std::mem::take(&mut self.run), style));
+        }
+    }
 }
 
 /// A bordered box cleared of what was under it.

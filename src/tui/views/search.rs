@@ -10,7 +10,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-use super::{fit, fit_left};
+use super::{Runs, fit, fit_left};
 use crate::text::{needs_escape, sanitize};
 use crate::tui::app::App;
 use crate::tui::layout;
@@ -160,9 +160,7 @@ pub fn fitted_spans(
 ) -> Vec<Span<'static>> {
     let cut = text.width() > width;
     let room = if cut { width.saturating_sub(1) } else { width };
-    let mut spans: Vec<Span<'static>> = Vec::new();
-    let mut run = String::new();
-    let mut run_hit = false;
+    let mut runs = Runs::new(base, hit);
     let mut used = 0;
     for (at, c) in text.char_indices() {
         let w = c.width().unwrap_or(0);
@@ -170,21 +168,10 @@ pub fn fitted_spans(
             break;
         }
         used += w;
-        let is_hit = ranges.iter().any(|r| r.contains(&at));
-        if is_hit != run_hit && !run.is_empty() {
-            spans.push(Span::styled(
-                std::mem::take(&mut run),
-                if run_hit { hit } else { base },
-            ));
-        }
-        run_hit = is_hit;
-        run.push(c);
-    }
-    if !run.is_empty() {
-        spans.push(Span::styled(run, if run_hit { hit } else { base }));
+        runs.push(c, ranges.iter().any(|r| r.contains(&at)));
     }
     if cut {
-        spans.push(Span::styled("…", base));
+        runs.push_base("…");
     }
-    spans
+    runs.finish()
 }
