@@ -3,12 +3,16 @@
 //! relative path in an earlier one. This module only finds and reads bytes; it
 //! knows nothing of Markdown or TOML.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use include_dir::{Dir, include_dir};
+
+mod walk;
+
+use walk::walk_dir;
 
 use crate::diagnostic::Diagnostic;
 
@@ -51,6 +55,15 @@ impl Origin {
 pub struct Stamp {
     pub size: u64,
     pub modified: Option<SystemTime>,
+}
+
+impl Stamp {
+    pub fn of(meta: &fs::Metadata) -> Stamp {
+        Stamp {
+            size: meta.len(),
+            modified: meta.modified().ok(),
+        }
+    }
 }
 
 /// One file's text, not yet understood.
@@ -126,16 +139,10 @@ impl SourceSet {
             collect_embedded(dir, extension, &mut files, &mut warnings);
         }
         for root in &self.overlays {
-            let mut found = Vec::new();
-            walk_dir(root, extension, &mut warnings, &mut found);
-            for file in found {
-                let path = file.entry.path();
-                let meta = match file.meta {
-                    Some(meta) => Ok(meta),
-                    None => file.entry.metadata(),
-                };
-                let meta = match meta {
-                    Ok(meta) => meta,
+            for file in walk_dir(root, extension, &mut warnings) {
+                let path = file.path;
+                let stamp = match file.stamp {
+                    Ok(stamp) => stamp,
                     Err(err) => {
                         warnings.push(Diagnostic::warning(
                             path.display().to_string(),
@@ -145,7 +152,7 @@ impl SourceSet {
                         continue;
                     }
                 };
-                if let Some(file) = read_overlay_file(root, file.rel, &path, &meta, &mut warnings) {
+                if let Some(file) = read_overlay_file(root, file.rel, &path, stamp, &mut warnings) {
                     files.insert(file.rel.clone(), file);
                 }
             }
@@ -167,13 +174,11 @@ impl SourceSet {
             scan_embedded(dir, extension, &mut files);
         }
         for (index, root) in self.overlays.iter().enumerate() {
-            let mut found = Vec::new();
-            walk_dir(root, extension, &mut Vec::new(), &mut found);
-            for (rel, stamp) in stamps(found) {
+            for file in walk_dir(root, extension, &mut Vec::new()) {
                 // A file that cannot be stat'ed is one `collect` skips too.
-                if let Some(stamp) = stamp {
+                if let Ok(stamp) = file.stamp {
                     files.push(ScannedFile {
-                        rel,
+                        rel: file.rel,
                         overlay: Some(index),
                         stamp: Some(stamp),
                         bytes: None,
@@ -262,194 +267,21 @@ fn is_hidden(rel: &str) -> bool {
     rel.split('/').any(|part| part.starts_with('.'))
 }
 
-/// A candidate file found by `walk_dir`: its id and folder entry, and its
-/// metadata if it was reached through a symlink (which had to be followed).
-struct Found {
-    rel: String,
-    entry: fs::DirEntry,
-    meta: Option<fs::Metadata>,
-}
-
-/// Walks an overlay folder in name order and lists every non-hidden file
-/// ending in `.{extension}`, with ids relative to the overlay root. Folder
-/// entries say what they are, so only symlinks are stat'ed here.
-///
-/// Symlinks are followed only while they stay inside the overlay folder: a
-/// link to `/` would walk the whole file system, and a link to
-/// `~/.ssh/id_rsa` named `notes.md` would put a file the user never meant to
-/// share into the index and onto the screen. Knowledge from elsewhere is
-/// added with its own `--knowledge` folder instead.
-fn walk_dir(root: &Path, extension: &str, warnings: &mut Vec<Diagnostic>, found: &mut Vec<Found>) {
-    let canonical = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let walk = Walk {
-        root: &canonical,
-        extension,
-    };
-    walk.folder(root, &canonical, "", &mut HashSet::new(), warnings, found);
-}
-
-/// What every folder of one overlay walk shares.
-struct Walk<'a> {
-    /// The overlay folder's canonical path: nothing outside it is read.
-    root: &'a Path,
-    extension: &'a str,
-}
-
-impl Walk<'_> {
-    /// Lists one folder whose canonical path is known: a real sub-folder's
-    /// is its parent's joined with its name, so only the root and symlinks
-    /// need resolving. `rel_dir` is the folder's id, empty for the root.
-    fn folder(
-        &self,
-        dir: &Path,
-        canonical: &Path,
-        rel_dir: &str,
-        seen: &mut HashSet<PathBuf>,
-        warnings: &mut Vec<Diagnostic>,
-        found: &mut Vec<Found>,
-    ) {
-        // Canonical paths of folders already walked: a symlink back up the
-        // tree is reported once instead of recursing forever.
-        if !seen.insert(canonical.to_path_buf()) {
-            warnings.push(Diagnostic::warning(
-                dir.display().to_string(),
-                None,
-                "symlink loop: this folder was already read, skipped",
-            ));
-            return;
-        }
-        let entries = match fs::read_dir(dir) {
-            Ok(entries) => entries,
-            Err(err) => {
-                warnings.push(Diagnostic::warning(
-                    dir.display().to_string(),
-                    None,
-                    format!("cannot read folder, skipped: {err}"),
-                ));
-                return;
-            }
-        };
-        let mut entries: Vec<(std::ffi::OsString, fs::DirEntry)> = entries
-            .filter_map(Result::ok)
-            .map(|e| (e.file_name(), e))
-            .collect();
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
-        for (os_name, entry) in entries {
-            let name = os_name.to_string_lossy();
-            if name.starts_with('.') {
-                continue;
-            }
-            // Where the entry really is, and its metadata if it had to be
-            // looked up (symlinks only).
-            let (is_dir, is_file, target, meta) = match entry.file_type() {
-                Ok(kind) if !kind.is_symlink() => (
-                    kind.is_dir(),
-                    kind.is_file(),
-                    canonical.join(&os_name),
-                    None,
-                ),
-                _ => match self.follow(&entry.path()) {
-                    Ok((target, meta)) => (meta.is_dir(), meta.is_file(), target, Some(meta)),
-                    Err(message) => {
-                        warnings.push(Diagnostic::warning(
-                            entry.path().display().to_string(),
-                            None,
-                            message,
-                        ));
-                        continue;
-                    }
-                },
-            };
-            let wanted = is_file && has_extension(&name, self.extension);
-            if !is_dir && !wanted {
-                continue;
-            }
-            let rel = if rel_dir.is_empty() {
-                name.into_owned()
-            } else {
-                format!("{rel_dir}/{name}")
-            };
-            if is_dir {
-                self.folder(&entry.path(), &target, &rel, seen, warnings, found);
-            } else {
-                found.push(Found { rel, entry, meta });
-            }
-        }
-    }
-
-    /// Resolves a symlink: its canonical target and metadata, or why it is
-    /// skipped (dangling, unreadable, or pointing outside the overlay).
-    fn follow(&self, link: &Path) -> Result<(PathBuf, fs::Metadata), String> {
-        let target =
-            fs::canonicalize(link).map_err(|err| format!("cannot read, skipped: {err}"))?;
-        if !target.starts_with(self.root) {
-            return Err(format!(
-                "symlink to {}, outside the knowledge folder {}, skipped",
-                target.display(),
-                self.root.display()
-            ));
-        }
-        let meta = fs::metadata(&target).map_err(|err| format!("cannot read, skipped: {err}"))?;
-        Ok((target, meta))
-    }
-}
-
-/// The size and modification time of each found file. A stat costs about a
-/// microsecond and a big overlay has thousands of files, so they are split
-/// between threads when there are enough to pay for starting them.
-fn stamps(found: Vec<Found>) -> Vec<(String, Option<Stamp>)> {
-    fn stamp(file: Found) -> (String, Option<Stamp>) {
-        let meta = match file.meta {
-            Some(meta) => Some(meta),
-            None => file.entry.metadata().ok(),
-        };
-        let stamp = meta.map(|m| Stamp {
-            size: m.len(),
-            modified: m.modified().ok(),
-        });
-        (file.rel, stamp)
-    }
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-    if threads < 2 || found.len() < 2_000 {
-        return found.into_iter().map(stamp).collect();
-    }
-    let per_thread = found.len().div_ceil(threads);
-    let mut parts: Vec<Vec<Found>> = Vec::new();
-    let mut rest = found.into_iter();
-    loop {
-        let part: Vec<Found> = rest.by_ref().take(per_thread).collect();
-        if part.is_empty() {
-            break;
-        }
-        parts.push(part);
-    }
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = parts
-            .into_iter()
-            .map(|part| scope.spawn(move || part.into_iter().map(stamp).collect::<Vec<_>>()))
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_default())
-            .collect()
-    })
-}
-
 /// Reads one overlay file, or reports why it cannot be used.
 fn read_overlay_file(
     root: &Path,
     rel: String,
     path: &Path,
-    meta: &fs::Metadata,
+    stamp: Stamp,
     warnings: &mut Vec<Diagnostic>,
 ) -> Option<SourceFile> {
-    if meta.len() > MAX_FILE_BYTES {
+    if stamp.size > MAX_FILE_BYTES {
         warnings.push(Diagnostic::warning(
             rel,
             None,
             format!(
                 "file is {} bytes, over the {} MiB limit, skipped",
-                meta.len(),
+                stamp.size,
                 MAX_FILE_BYTES / 1024 / 1024
             ),
         ));
@@ -474,10 +306,7 @@ fn read_overlay_file(
             file: path.to_path_buf(),
         },
         text,
-        stamp: Some(Stamp {
-            size: meta.len(),
-            modified: meta.modified().ok(),
-        }),
+        stamp: Some(stamp),
     })
 }
 
