@@ -23,6 +23,7 @@ pub mod check;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod cores;
 pub mod corpus;
 pub mod decide;
 pub mod diagnostic;

@@ -27,6 +27,11 @@ pub type HighlightedLines = Vec<Vec<Span<'static>>>;
 /// has about 400).
 const MEMO_LIMIT: usize = 2048;
 
+/// Below this many lines of code still to colour (about a millisecond of
+/// work), a document's blocks are coloured on one thread: starting another
+/// would cost more than it saves.
+const PARALLEL_FROM_LINES: usize = 40;
+
 /// Fence names the corpus and its readers use, and the grammar each means.
 /// Anything else is looked up by grammar name or file extension.
 pub const FENCE_ALIASES: &[(&str, &str)] = &[
@@ -95,6 +100,16 @@ struct MemoKey {
     code: String,
 }
 
+impl MemoKey {
+    fn new(code: &str, syntax: &SyntaxReference, theme: &Theme) -> MemoKey {
+        MemoKey {
+            grammar: syntax.name.clone(),
+            theme: theme.key(),
+            code: code.to_string(),
+        }
+    }
+}
+
 static GLOBAL: OnceLock<Highlighter> = OnceLock::new();
 
 impl Highlighter {
@@ -161,11 +176,7 @@ impl Highlighter {
     ) -> Option<Arc<HighlightedLines>> {
         let theme_name = theme.syntax_theme()?;
         let syntax = self.syntax(lang)?;
-        let key = MemoKey {
-            grammar: syntax.name.clone(),
-            theme: theme.key(),
-            code: code.to_string(),
-        };
+        let key = MemoKey::new(code, syntax, theme);
         if let Some(lines) = self.memo().get(&key) {
             return Some(Arc::clone(lines));
         }
@@ -178,14 +189,60 @@ impl Highlighter {
         Some(lines)
     }
 
-    /// Highlights every code block of `doc` ahead of time, so its first render
-    /// only lays out. Meant for a worker thread (the TUI's, after `warm`).
+    /// Highlights every code block of `doc` not yet remembered, so that
+    /// rendering it only lays out. The blocks are shared out between the
+    /// cores when there are enough lines to pay for starting a thread: the
+    /// first render of a long document with many shell blocks then waits for
+    /// the slowest core, not the sum. The TUI also calls this on a worker
+    /// thread, ahead of the reader.
     pub fn prepare(&self, doc: &crate::corpus::Document, theme: &Theme) {
-        for block in &doc.code_blocks {
-            if let Some(lang) = &block.lang {
-                self.highlight(&block.code, lang, theme);
+        if theme.syntax_theme().is_none() {
+            return;
+        }
+        let pending: Vec<(&str, &str)> = doc
+            .code_blocks
+            .iter()
+            .filter_map(|block| Some((block.code.as_str(), block.lang.as_deref()?)))
+            .filter(|(code, lang)| !self.is_remembered(code, lang, theme))
+            .collect();
+        let lines: usize = pending.iter().map(|(code, _)| code.lines().count()).sum();
+        let threads = crate::cores::available().min(pending.len());
+        if threads < 2 || lines < PARALLEL_FROM_LINES {
+            for (code, lang) in pending {
+                self.highlight(code, lang, theme);
+            }
+            return;
+        }
+        // Longest blocks first, each to the least loaded share.
+        let mut pending = pending;
+        pending.sort_by_key(|(code, _)| std::cmp::Reverse(code.len()));
+        let mut shares: Vec<(usize, Vec<(&str, &str)>)> = vec![(0, Vec::new()); threads];
+        for block in pending {
+            if let Some(share) = shares.iter_mut().min_by_key(|(load, _)| *load) {
+                share.0 += block.0.len();
+                share.1.push(block);
             }
         }
+        let highlight_all = |share: Vec<(&str, &str)>| {
+            for (code, lang) in share {
+                self.highlight(code, lang, theme);
+            }
+        };
+        let mut shares = shares.into_iter().map(|(_, share)| share);
+        let mine = shares.next().unwrap_or_default();
+        std::thread::scope(|scope| {
+            for share in shares {
+                scope.spawn(move || highlight_all(share));
+            }
+            highlight_all(mine);
+        });
+    }
+
+    fn is_remembered(&self, code: &str, lang: &str, theme: &Theme) -> bool {
+        let Some(syntax) = self.syntax(lang) else {
+            return true;
+        };
+        self.memo().contains_key(&MemoKey::new(code, syntax, theme))
     }
 
     /// How many blocks' highlighting is remembered.
@@ -337,6 +394,42 @@ mod tests {
         assert_eq!(highlighter.remembered(), 2, "bash and python, not text");
         highlighter.prepare(&doc, &Theme::plain());
         assert_eq!(highlighter.remembered(), 2, "nothing to colour under plain");
+    }
+
+    /// Enough code to be shared out between threads: every block ends up
+    /// remembered, coloured exactly as one thread colours it.
+    #[test]
+    fn a_long_document_is_prepared_in_parallel_with_the_same_colours() {
+        let mut text = String::new();
+        for i in 0..6 {
+            text.push_str(&format!("## Step {i}\n\n```bash\n"));
+            for j in 0..(10 + i * 7) {
+                text.push_str(&format!("export A{j}=\"$HOME/{i}\" # step {i}\n"));
+            }
+            text.push_str("```\n\n```dockerfile\nFROM ubuntu:22.04\nRUN echo hi\n```\n\n");
+        }
+        let doc = crate::corpus::Document::parse(crate::sources::SourceFile {
+            rel: "long.md".into(),
+            origin: crate::sources::Origin::Builtin,
+            text,
+            stamp: None,
+        });
+        let theme = Theme::for_name(ThemeName::Dark);
+        let parallel = Highlighter::load();
+        parallel.prepare(&doc, &theme);
+        assert_eq!(
+            parallel.remembered(),
+            7,
+            "six bash blocks and one Dockerfile"
+        );
+        let serial = Highlighter::load();
+        for block in &doc.code_blocks {
+            let lang = block.lang.as_deref().unwrap();
+            let remembered = parallel.highlight(&block.code, lang, &theme).unwrap();
+            let fresh = serial.highlight(&block.code, lang, &theme).unwrap();
+            assert_eq!(remembered, fresh);
+        }
+        assert_eq!(parallel.remembered(), 7, "prepare left nothing to do");
     }
 
     #[test]

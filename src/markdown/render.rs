@@ -43,6 +43,11 @@ pub const MAX_LINK_PIECES: usize = 8;
 pub fn render(doc: &Document, options: &RenderOptions<'_>) -> Rendered {
     let width = usize::from(options.width).max(MIN_WIDTH);
     let highlighter = options.highlighter.filter(|_| options.theme.has_color());
+    if let Some(highlighter) = highlighter {
+        // Colour the code blocks first, on every core; the layout below
+        // then finds each one remembered.
+        highlighter.prepare(doc, options.theme);
+    }
     let mut r = Renderer {
         doc,
         theme: options.theme,

@@ -19,22 +19,16 @@ use std::ffi::OsString;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Condvar, Mutex, OnceLock};
+use std::sync::{Condvar, Mutex};
 
 use super::{Stamp, has_extension};
+use crate::cores;
 use crate::diagnostic::Diagnostic;
 
 /// Below this many files in one folder, its stats run on the thread that
 /// listed it; above, they are shared out (a flat folder of notes would
 /// otherwise keep one core busy while the other waits).
 const SPLIT_STATS_AT: usize = 2_000;
-
-/// How many threads share a walk: the cores there are (std reads the
-/// cgroup quota files to know, so it is asked once), at most four.
-fn threads() -> usize {
-    static THREADS: OnceLock<usize> = OnceLock::new();
-    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(4)))
-}
 
 /// One file an overlay walk found.
 pub(super) struct Found {
@@ -130,7 +124,7 @@ impl Lister<'_> {
         let listing = self.list(self.root);
         queue.enqueue_children(self.root, &listing);
         queue.done.insert(self.root.to_path_buf(), listing);
-        let threads = threads();
+        let threads = cores::available();
         if threads < 2 || queue.waiting.len() < 2 {
             while let Some(dir) = queue.waiting.pop() {
                 let listing = self.list(&dir);
@@ -253,10 +247,10 @@ impl Queue {
 /// lookup), sharing a big folder's out between threads.
 fn stat_all(files: Vec<(usize, fs::DirEntry)>) -> Vec<(usize, io::Result<Stamp>)> {
     let stat = |(at, entry): (usize, fs::DirEntry)| (at, entry.metadata().map(|m| Stamp::of(&m)));
-    if files.len() < SPLIT_STATS_AT || threads() < 2 {
+    if files.len() < SPLIT_STATS_AT || cores::available() < 2 {
         return files.into_iter().map(stat).collect();
     }
-    let threads = threads();
+    let threads = cores::available();
     let per_thread = files.len().div_ceil(threads);
     let mut parts: Vec<Vec<(usize, fs::DirEntry)>> = Vec::new();
     let mut rest = files.into_iter();
