@@ -263,3 +263,78 @@ fn several_processes_on_a_cold_cache_all_answer() {
         assert_eq!(out.stdout, outputs[0].stdout);
     }
 }
+
+/// Once an overlay has been still for a while, a search records what it saw
+/// and later searches check that record (a stat per file, no walk). An edit
+/// that keeps the file's size, a new file and a removed one must all still
+/// show at once.
+#[test]
+fn a_settled_overlay_is_checked_from_its_record_and_still_sees_changes() {
+    use std::time::{Duration, SystemTime};
+    let home = home();
+    let notes = tempfile::tempdir().unwrap();
+    let root = notes.path();
+    std::fs::create_dir(root.join("sub")).unwrap();
+    std::fs::write(root.join("sub/a.md"), "# A\n\naardvark\n").unwrap();
+    std::fs::write(root.join("b.md"), "# B\n\nbadger\n").unwrap();
+    let settle = |ago: u64| {
+        let when = SystemTime::now() - Duration::from_secs(ago);
+        for path in [root.join("sub/a.md"), root.join("b.md")] {
+            if path.exists() {
+                let file = std::fs::File::options().append(true).open(&path).unwrap();
+                file.set_modified(when).unwrap();
+            }
+        }
+        for dir in [root.join("sub"), root.to_path_buf()] {
+            std::fs::File::open(&dir)
+                .unwrap()
+                .set_modified(when)
+                .unwrap();
+        }
+    };
+    let search = |word: &str| {
+        let out = lore(&home)
+            .args(["--no-builtin", "--knowledge"])
+            .arg(root)
+            .args(["search", word])
+            .output()
+            .unwrap();
+        (out.status.code(), stdout_of(&out))
+    };
+    let records = || {
+        std::fs::read_dir(home.path().join("cache/search"))
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .contains("-sources-")
+            })
+            .count()
+    };
+    settle(3600);
+    assert_eq!(search("aardvark").0, Some(0));
+    assert_eq!(records(), 1, "a settled overlay gets a record");
+    assert_eq!(search("badger").0, Some(0), "answered through the record");
+
+    std::fs::write(root.join("sub/a.md"), "# A\n\nplatypus\n").unwrap();
+    assert_eq!(
+        search("platypus").0,
+        Some(0),
+        "an in-place edit of the same size"
+    );
+    assert_eq!(search("aardvark").0, Some(1));
+
+    settle(1800);
+    assert_eq!(search("platypus").0, Some(0));
+    std::fs::write(root.join("sub/c.md"), "# C\n\ncapybara\n").unwrap();
+    let (code, out) = search("capybara");
+    assert_eq!(code, Some(0));
+    assert!(out.starts_with("sub/c.md:"), "{out}");
+
+    settle(900);
+    assert_eq!(search("badger").0, Some(0));
+    std::fs::remove_file(root.join("b.md")).unwrap();
+    assert_eq!(search("badger").0, Some(1), "a removed file");
+}

@@ -46,6 +46,18 @@ pub(super) fn open_index(
     rebuild: bool,
     verify: bool,
 ) -> anyhow::Result<(SearchIndex, IndexReport)> {
+    let (index, report, ()) = open_index_then(settings, rebuild, verify, |_| ())?;
+    Ok((index, report))
+}
+
+/// `open_index`, then `then` on the index (run while the cache's freshness
+/// is still being checked: see `SearchIndex::open_sources_then`).
+pub(super) fn open_index_then<T>(
+    settings: &Settings,
+    rebuild: bool,
+    verify: bool,
+    then: impl Fn(&SearchIndex) -> T,
+) -> anyhow::Result<(SearchIndex, IndexReport, T)> {
     let started = Instant::now();
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
     let terminal = std::io::stderr().is_terminal();
@@ -70,14 +82,15 @@ pub(super) fn open_index(
         verify,
         progress: Some(&mut progress),
     };
-    let result = SearchIndex::open_sources(
+    let result = SearchIndex::open_sources_then(
         &settings.knowledge,
         settings.paths.cache_dir.as_deref(),
         options,
+        then,
     );
     bar.finish_and_clear();
-    let (index, report) = result?;
+    let (index, report, answer) = result?;
     let mut err = std::io::stderr().lock();
     write_diagnostics(&mut err, &report.warnings, false)?;
-    Ok((index, report))
+    Ok((index, report, answer))
 }

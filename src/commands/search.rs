@@ -49,8 +49,9 @@ pub fn run(settings: &Settings, args: &SearchArgs) -> anyhow::Result<u8> {
     if let Some(kind) = args.kind.as_deref().and_then(Kind::parse) {
         parsed.kinds = vec![kind];
     }
-    let (index, _) = super::index::open_index(settings, false, false)?;
-    let hits = index.query_parsed(&parsed, args.limit);
+    let (_, _, hits) = super::index::open_index_then(settings, false, false, |index| {
+        index.query_parsed(&parsed, args.limit)
+    })?;
     let mut out = stdout();
     if args.json {
         let array: Vec<serde_json::Value> = hits.iter().map(hit_json).collect();

@@ -32,7 +32,7 @@ use super::schema::{self, SCHEMA_VERSION};
 use super::{BuildStats, IndexReport, OpenOptions, SearchError, SearchIndex};
 use crate::corpus::Corpus;
 use crate::diagnostic::Diagnostic;
-use crate::sources::{Origin, SourceSet, Stamp};
+use crate::sources::{Origin, Snapshot, SourceSet, Stamp};
 
 const MANIFEST: &str = "lore-manifest.json";
 const CURRENT: &str = "current";
@@ -84,7 +84,54 @@ impl Manifest {
 pub(super) fn open(
     source: Source<'_>,
     cache_dir: Option<&Path>,
+    options: OpenOptions<'_>,
+) -> Result<(SearchIndex, IndexReport), SearchError> {
+    open_inner(source, cache_dir, options, true)
+}
+
+/// `open` on folders on disk, then `then` on the index. With a record of
+/// the last scan, the index it names is searched while its snapshot is
+/// checked on other threads, and the answer is kept only if the snapshot
+/// holds: on a big overlay the stats and the search share the cores instead
+/// of taking turns.
+pub(super) fn open_then<T>(
+    sources: &SourceSet,
+    cache_dir: Option<&Path>,
+    options: OpenOptions<'_>,
+    then: impl Fn(&SearchIndex) -> T,
+) -> Result<(SearchIndex, IndexReport, T), SearchError> {
+    if let Some(cache_dir) = cache_dir
+        && !options.rebuild
+        && let Some(record) = SourcesRecord::read(&SourcesRecord::path(cache_dir, sources))
+        && record.builtin == builtin_fingerprint(sources)
+    {
+        let found = std::thread::scope(|scope| {
+            let check = scope.spawn(|| record.snapshot.unchanged());
+            let answered = record
+                .open(cache_dir, options.verify)
+                .map(|(index, report)| {
+                    let answer = then(&index);
+                    (index, report, answer)
+                });
+            let unchanged = check.join().unwrap_or(false);
+            answered.filter(|_| unchanged)
+        });
+        if let Some(found) = found {
+            return Ok(found);
+        }
+    }
+    let (index, report) = open_inner(Source::Sources(sources), cache_dir, options, false)?;
+    let answer = then(&index);
+    Ok((index, report, answer))
+}
+
+/// `open`; `try_record` says whether a `SourcesRecord` may vouch for the
+/// sources (false when the caller has just found that it does not).
+fn open_inner(
+    source: Source<'_>,
+    cache_dir: Option<&Path>,
     mut options: OpenOptions<'_>,
+    try_record: bool,
 ) -> Result<(SearchIndex, IndexReport), SearchError> {
     let Some(cache_dir) = cache_dir else {
         let owned;
@@ -97,16 +144,45 @@ pub(super) fn open(
         };
         return SearchIndex::build_in_memory_with(corpus, options.progress.as_deref_mut());
     };
+    // For folders on disk: a record of the last full scan, checked with a
+    // stat per file instead of a walk.
+    let mut record = None;
     let state = match source {
         Source::Corpus(corpus) => State::of_corpus(corpus),
-        Source::Sources(sources) => State::of_sources(sources),
+        Source::Sources(sources) => {
+            let path = SourcesRecord::path(cache_dir, sources);
+            if try_record
+                && !options.rebuild
+                && let Some(record) = SourcesRecord::read(&path)
+                && record.builtin == builtin_fingerprint(sources)
+                && record.snapshot.unchanged()
+                && let Some(found) = record.open(cache_dir, options.verify)
+            {
+                return Ok(found);
+            }
+            let (state, snapshot) = State::of_sources(sources);
+            record = snapshot.map(|snapshot| (path, snapshot, builtin_fingerprint(sources)));
+            state
+        }
     };
     let dir = cache_dir
         .join("search")
         .join(format!("v{SCHEMA_VERSION}-{}", state.key));
+    let remember = |record: Option<(PathBuf, Snapshot, String)>| {
+        if let Some((path, snapshot, builtin)) = record {
+            SourcesRecord {
+                key: state.key.clone(),
+                all: state.all.clone().unwrap_or_default(),
+                builtin,
+                snapshot,
+            }
+            .write(&path);
+        }
+    };
     if !options.rebuild
         && let Some(found) = open_current(&dir, &state, options.verify)
     {
+        remember(record);
         return Ok(found);
     }
     let owned;
@@ -118,7 +194,10 @@ pub(super) fn open(
         }
     };
     match build_cached(&dir, corpus, &state, &mut options) {
-        Ok(found) => Ok(found),
+        Ok(found) => {
+            remember(record);
+            Ok(found)
+        }
         Err(err) => {
             log::warn!("search cache {}: {err}", dir.display());
             let (index, mut report) =
@@ -408,7 +487,7 @@ impl State {
         }
     }
 
-    fn of_sources(sources: &SourceSet) -> State {
+    fn of_sources(sources: &SourceSet) -> (State, Option<Snapshot>) {
         let mut roots = Roots::default();
         let canonical: Vec<String> = sources
             .overlays
@@ -418,7 +497,8 @@ impl State {
         let mut used = vec![false; canonical.len()];
         let mut fingerprint = Hasher::new();
         let mut builtin = false;
-        for file in sources.scan("md") {
+        let (files, snapshot) = sources.scan_with_snapshot("md");
+        for file in files {
             let kind = match file.overlay {
                 None => {
                     builtin = true;
@@ -437,12 +517,113 @@ impl State {
                 root_set.push(root);
             }
         }
-        State {
+        let state = State {
             key: key(builtin, root_set),
             loaded: None,
             all: Some(fingerprint.hex()),
+        };
+        (state, snapshot)
+    }
+}
+
+/// Beside the indexes, one per set of sources (built-in or not, and the
+/// overlay folders in order): the snapshot of the last full scan whose index
+/// was fresh or built, and what that scan worked out. While the snapshot
+/// holds, the same index is fresh without walking the folders again.
+struct SourcesRecord {
+    key: String,
+    all: String,
+    /// `builtin_fingerprint` of the sources: another lore binary carries
+    /// other built-in files.
+    builtin: String,
+    snapshot: Snapshot,
+}
+
+const RECORD_MAGIC: &str = "lore-sources 1";
+
+impl SourcesRecord {
+    fn path(cache_dir: &Path, sources: &SourceSet) -> PathBuf {
+        let mut roots = Roots::default();
+        let mut h = Hasher::new();
+        h.write(b"lore-sources-record");
+        h.write(&[u8::from(sources.builtin.is_some())]);
+        for root in &sources.overlays {
+            h.write(roots.canonical(root).as_bytes());
+        }
+        cache_dir
+            .join("search")
+            .join(format!("v{SCHEMA_VERSION}-sources-{}", &h.hex()[..16]))
+    }
+
+    fn read(path: &Path) -> Option<SourcesRecord> {
+        let bytes = fs::read(path).ok()?;
+        let mut rest = bytes.as_slice();
+        let mut line = || {
+            let end = rest.iter().position(|&b| b == b'\n')?;
+            let text = std::str::from_utf8(&rest[..end]).ok()?.to_string();
+            rest = &rest[end + 1..];
+            Some(text)
+        };
+        if line()? != RECORD_MAGIC {
+            return None;
+        }
+        let (key, all, builtin) = (line()?, line()?, line()?);
+        Some(SourcesRecord {
+            key,
+            all,
+            builtin,
+            snapshot: Snapshot::from_bytes(rest)?,
+        })
+    }
+
+    /// Opens the index the record names, if it is intact and was built
+    /// from what the record says (the snapshot is not checked here).
+    fn open(&self, cache_dir: &Path, verify: bool) -> Option<(SearchIndex, IndexReport)> {
+        let state = State {
+            key: self.key.clone(),
+            loaded: None,
+            all: Some(self.all.clone()),
+        };
+        let dir = cache_dir
+            .join("search")
+            .join(format!("v{SCHEMA_VERSION}-{}", state.key));
+        open_current(&dir, &state, verify)
+    }
+
+    /// Replaces the record (atomically: a reader sees the old or the new).
+    /// It is only a shortcut, so failing to write it is not an error.
+    fn write(&self, path: &Path) {
+        let mut bytes = format!(
+            "{RECORD_MAGIC}\n{}\n{}\n{}\n",
+            self.key, self.all, self.builtin
+        )
+        .into_bytes();
+        bytes.extend_from_slice(&self.snapshot.to_bytes());
+        let pending = path.with_extension(generation_name());
+        if fs::write(&pending, &bytes).is_err() || fs::rename(&pending, path).is_err() {
+            let _ = fs::remove_file(&pending);
         }
     }
+}
+
+/// What the built-in files of `sources` hold ("none" without them).
+fn builtin_fingerprint(sources: &SourceSet) -> String {
+    let Some(builtin) = sources.builtin else {
+        return "none".to_string();
+    };
+    let mut h = Hasher::new();
+    let only_builtin = SourceSet {
+        builtin: Some(builtin),
+        overlays: Vec::new(),
+    };
+    for file in only_builtin.scan("md") {
+        entry(
+            &mut h,
+            &file.rel,
+            File::Builtin(file.bytes.unwrap_or_default()),
+        );
+    }
+    h.hex()
 }
 
 fn key(builtin: bool, mut roots: Vec<String>) -> String {
@@ -609,7 +790,7 @@ mod tests {
         };
         let corpus = Corpus::load(&sources);
         let from_corpus = State::of_corpus(&corpus);
-        let from_scan = State::of_sources(&sources);
+        let (from_scan, _) = State::of_sources(&sources);
         assert_eq!(from_corpus.key, from_scan.key);
         assert_eq!(from_corpus.all, from_scan.all);
         assert_eq!(from_corpus.loaded, from_scan.all);

@@ -220,6 +220,19 @@ impl SearchIndex {
         cache::open(cache::Source::Sources(sources), cache_dir, options)
     }
 
+    /// [`open_sources`](Self::open_sources), then `then` on the index: what
+    /// `lore search` does. When the cache is fresh, `then` runs while the
+    /// overlay files are being stat'ed, and its answer is used only if none
+    /// changed (else the index is rebuilt and `then` runs again).
+    pub fn open_sources_then<T>(
+        sources: &SourceSet,
+        cache_dir: Option<&Path>,
+        options: OpenOptions<'_>,
+        then: impl Fn(&SearchIndex) -> T,
+    ) -> Result<(SearchIndex, IndexReport, T), SearchError> {
+        cache::open_then(sources, cache_dir, options, then)
+    }
+
     fn from_index(index: Index, fields: Fields) -> Result<SearchIndex, SearchError> {
         let reader = index
             .reader_builder()

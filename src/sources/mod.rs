@@ -10,8 +10,10 @@ use std::time::SystemTime;
 
 use include_dir::{Dir, include_dir};
 
+mod snapshot;
 mod walk;
 
+pub use snapshot::Snapshot;
 use walk::walk_dir;
 
 use crate::diagnostic::Diagnostic;
@@ -139,7 +141,7 @@ impl SourceSet {
             collect_embedded(dir, extension, &mut files, &mut warnings);
         }
         for root in &self.overlays {
-            for file in walk_dir(root, extension, &mut warnings) {
+            for file in walk_dir(root, extension, &mut warnings).found {
                 let path = file.path;
                 let stamp = match file.stamp {
                     Ok(stamp) => stamp,
@@ -169,12 +171,38 @@ impl SourceSet {
     /// (and overlay files too big to read) are still listed: only reading
     /// them could tell.
     pub fn scan(&self, extension: &str) -> Vec<ScannedFile> {
+        self.scan_with_snapshot(extension).0
+    }
+
+    /// `scan`, and a snapshot of the overlay folders that can later tell
+    /// quickly whether anything changed (`None` when the scan saw something
+    /// a snapshot cannot vouch for: see `Snapshot`).
+    pub fn scan_with_snapshot(&self, extension: &str) -> (Vec<ScannedFile>, Option<Snapshot>) {
         let mut files: Vec<ScannedFile> = Vec::new();
         if let Some(dir) = self.builtin {
             scan_embedded(dir, extension, &mut files);
         }
+        let mut recorder = snapshot::Recorder::new();
         for (index, root) in self.overlays.iter().enumerate() {
-            for file in walk_dir(root, extension, &mut Vec::new()) {
+            let mut warnings = Vec::new();
+            let walked = walk_dir(root, extension, &mut warnings);
+            if !warnings.is_empty() {
+                recorder.spoil();
+            }
+            let folders: Vec<usize> = walked
+                .folders
+                .iter()
+                .map(|f| recorder.folder(&f.canonical, f.modified))
+                .collect();
+            let mut found = walked.found;
+            // The snapshot groups files by folder.
+            found.sort_by_key(|f| f.folder);
+            for file in found {
+                recorder.file(
+                    folders[file.folder],
+                    file.name,
+                    file.stamp.as_ref().ok().copied(),
+                );
                 // A file that cannot be stat'ed is one `collect` skips too.
                 if let Ok(stamp) = file.stamp {
                     files.push(ScannedFile {
@@ -190,7 +218,7 @@ impl SourceSet {
         files.reverse();
         files.sort_by(|a, b| a.rel.cmp(&b.rel));
         files.dedup_by(|later, kept| later.rel == kept.rel);
-        files
+        (files, recorder.finish())
     }
 }
 

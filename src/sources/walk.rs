@@ -20,6 +20,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Condvar, Mutex};
+use std::time::SystemTime;
 
 use super::{Stamp, has_extension};
 use crate::cores;
@@ -39,6 +40,23 @@ pub(super) struct Found {
     /// Its size and modification time (a symlink's target's), or why they
     /// could not be read.
     pub stamp: io::Result<Stamp>,
+    /// The folder it was listed in (an index into `Walked::folders`) and
+    /// its name there: enough to stat it again without a walk.
+    pub folder: usize,
+    pub name: OsString,
+}
+
+/// What a walk found: the files, and every folder it read.
+pub(super) struct Walked {
+    pub found: Vec<Found>,
+    pub folders: Vec<WalkedFolder>,
+}
+
+/// A folder a walk read, by canonical path, and its modification time
+/// before it was read: while that is unchanged, so are its entries.
+pub(super) struct WalkedFolder {
+    pub canonical: PathBuf,
+    pub modified: Option<SystemTime>,
 }
 
 /// Lists every non-hidden file under `root` ending in `.{extension}`, with
@@ -50,7 +68,7 @@ pub(super) struct Found {
 /// `~/.ssh/id_rsa` named `notes.md` would put a file the user never meant to
 /// share into the index and onto the screen. Knowledge from elsewhere is
 /// added with its own `--knowledge` folder instead.
-pub(super) fn walk_dir(root: &Path, extension: &str, warnings: &mut Vec<Diagnostic>) -> Vec<Found> {
+pub(super) fn walk_dir(root: &Path, extension: &str, warnings: &mut Vec<Diagnostic>) -> Walked {
     let canonical = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let lister = Lister {
         root: &canonical,
@@ -61,15 +79,18 @@ pub(super) fn walk_dir(root: &Path, extension: &str, warnings: &mut Vec<Diagnost
         extension,
         seen: HashSet::new(),
         warnings,
-        found: Vec::new(),
+        walked: Walked {
+            found: Vec::new(),
+            folders: Vec::new(),
+        },
     };
     walk.folder(root, &canonical, "");
-    walk.found
+    walk.walked
 }
 
-/// What phase 1 learnt of one folder: its entries in name order, hidden
-/// entries and files of other kinds left out.
-type Listing = Result<Vec<Entry>, String>;
+/// What phase 1 learnt of one folder: its modification time and its
+/// entries in name order, hidden entries and files of other kinds left out.
+type Listing = Result<(Option<SystemTime>, Vec<Entry>), String>;
 
 struct Entry {
     name: OsString,
@@ -174,6 +195,9 @@ impl Lister<'_> {
     /// Reads one folder: its entries sorted by name, wanted files stat'ed
     /// and symlinks resolved.
     fn list(&self, dir: &Path) -> Listing {
+        // Before reading: an entry added meanwhile makes the folder newer
+        // than recorded, never older.
+        let modified = fs::metadata(dir).and_then(|m| m.modified()).ok();
         let read =
             fs::read_dir(dir).map_err(|err| format!("cannot read folder, skipped: {err}"))?;
         let mut entries = Vec::new();
@@ -202,7 +226,7 @@ impl Lister<'_> {
             entries[at].kind = EntryKind::File(stamp);
         }
         entries.sort_by(|a, b| a.name.cmp(&b.name));
-        Ok(entries)
+        Ok((modified, entries))
     }
 
     /// Resolves a symlink: its canonical target and metadata, or why it is
@@ -229,7 +253,7 @@ impl Lister<'_> {
 impl Queue {
     /// Queues the folders a listing leads to that were never queued.
     fn enqueue_children(&mut self, dir: &Path, listing: &Listing) {
-        let Ok(entries) = listing else { return };
+        let Ok((_, entries)) = listing else { return };
         for entry in entries {
             let next = match &entry.kind {
                 EntryKind::Folder => dir.join(&entry.name),
@@ -282,7 +306,7 @@ struct Walk<'a> {
     /// tree is reported once instead of recursing forever.
     seen: HashSet<PathBuf>,
     warnings: &'a mut Vec<Diagnostic>,
-    found: Vec<Found>,
+    walked: Walked,
 }
 
 impl Walk<'_> {
@@ -298,8 +322,8 @@ impl Walk<'_> {
             ));
             return;
         }
-        let entries = match self.listings.remove(canonical) {
-            Some(Ok(entries)) => entries,
+        let (modified, entries) = match self.listings.remove(canonical) {
+            Some(Ok(listing)) => listing,
             Some(Err(message)) => {
                 self.warnings.push(Diagnostic::warning(
                     dir.display().to_string(),
@@ -317,6 +341,11 @@ impl Walk<'_> {
                 return;
             }
         };
+        let folder = self.walked.folders.len();
+        self.walked.folders.push(WalkedFolder {
+            canonical: canonical.to_path_buf(),
+            modified,
+        });
         for entry in entries {
             let name = entry.name.to_string_lossy();
             let rel = || {
@@ -331,10 +360,12 @@ impl Walk<'_> {
                 EntryKind::Folder => {
                     self.folder(&path, &canonical.join(&entry.name), &rel());
                 }
-                EntryKind::File(stamp) => self.found.push(Found {
+                EntryKind::File(stamp) => self.walked.found.push(Found {
                     rel: rel(),
                     path,
                     stamp,
+                    folder,
+                    name: entry.name.clone(),
                 }),
                 EntryKind::Link(Err(message)) => self.warnings.push(Diagnostic::warning(
                     path.display().to_string(),
@@ -347,10 +378,12 @@ impl Walk<'_> {
                     } else if let Some(stamp) = target.file
                         && has_extension(&name, self.extension)
                     {
-                        self.found.push(Found {
+                        self.walked.found.push(Found {
                             rel: rel(),
                             path,
                             stamp: Ok(stamp),
+                            folder,
+                            name: entry.name.clone(),
                         });
                     }
                 }
@@ -396,7 +429,8 @@ mod tests {
         ];
         for _ in 0..20 {
             let mut warnings = Vec::new();
-            let found = walk_dir(root, "md", &mut warnings);
+            let walked = walk_dir(root, "md", &mut warnings);
+            let found = walked.found;
             assert_eq!(rels(&found), expected);
             assert_eq!(warnings.len(), 1, "{warnings:?}");
             assert!(warnings[0].message.contains("symlink loop"), "{warnings:?}");
@@ -416,7 +450,7 @@ mod tests {
         for i in 0..count {
             fs::write(dir.path().join(format!("{i:05}.md")), "x".repeat(i % 13)).unwrap();
         }
-        let found = walk_dir(dir.path(), "md", &mut Vec::new());
+        let found = walk_dir(dir.path(), "md", &mut Vec::new()).found;
         assert_eq!(found.len(), count);
         for (i, file) in found.iter().enumerate() {
             assert_eq!(file.rel, format!("{i:05}.md"));
