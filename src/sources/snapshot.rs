@@ -218,7 +218,13 @@ impl Snapshot {
             snapshot.folders.push(Folder { path, modified });
         }
         let mut last_folder = 0;
-        for _ in 0..r.len()? {
+        let count = r.len()?;
+        // A file takes at least 40 bytes: a damaged count cannot make a
+        // huge allocation.
+        let count_bound = count.min(r.0.len() / 40);
+        snapshot.files.reserve_exact(count_bound);
+        snapshot.names.reserve_exact(r.0.len().saturating_sub(count_bound * 40));
+        for _ in 0..count {
             let folder = r.len()?;
             // Files are grouped by folder, in order: `tasks` relies on it.
             if folder >= snapshot.folders.len() || folder < last_folder {
