@@ -223,7 +223,9 @@ impl Snapshot {
         // huge allocation.
         let count_bound = count.min(r.0.len() / 40);
         snapshot.files.reserve_exact(count_bound);
-        snapshot.names.reserve_exact(r.0.len().saturating_sub(count_bound * 40));
+        snapshot
+            .names
+            .reserve_exact(r.0.len().saturating_sub(count_bound * 40));
         for _ in 0..count {
             let folder = r.len()?;
             // Files are grouped by folder, in order: `tasks` relies on it.
