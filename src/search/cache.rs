@@ -50,6 +50,17 @@ pub(super) enum Source<'a> {
     Sources(&'a SourceSet),
 }
 
+impl<'a> Source<'a> {
+    /// The corpus to index: the one given, or the sources loaded into
+    /// `owned` (only when an index must be built).
+    fn corpus(&self, owned: &'a mut Option<Corpus>) -> &'a Corpus {
+        match *self {
+            Source::Corpus(corpus) => corpus,
+            Source::Sources(sources) => owned.insert(Corpus::load(sources)),
+        }
+    }
+}
+
 /// What the sources hold now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct State {
@@ -134,14 +145,8 @@ fn open_inner(
     try_record: bool,
 ) -> Result<(SearchIndex, IndexReport), SearchError> {
     let Some(cache_dir) = cache_dir else {
-        let owned;
-        let corpus = match source {
-            Source::Corpus(c) => c,
-            Source::Sources(s) => {
-                owned = Corpus::load(s);
-                &owned
-            }
-        };
+        let mut owned = None;
+        let corpus = source.corpus(&mut owned);
         return SearchIndex::build_in_memory_with(corpus, options.progress.as_deref_mut());
     };
     // For folders on disk: a record of the last full scan, checked with a
@@ -185,14 +190,8 @@ fn open_inner(
         remember(record);
         return Ok(found);
     }
-    let owned;
-    let corpus = match source {
-        Source::Corpus(c) => c,
-        Source::Sources(s) => {
-            owned = Corpus::load(s);
-            &owned
-        }
-    };
+    let mut owned = None;
+    let corpus = source.corpus(&mut owned);
     match build_cached(&dir, corpus, &state, &mut options) {
         Ok(found) => {
             remember(record);

@@ -120,11 +120,6 @@ impl Recorder {
 }
 
 impl Snapshot {
-    /// How many files it covers.
-    pub fn files(&self) -> usize {
-        self.files.len()
-    }
-
     /// True if every folder and file still has the recorded modification
     /// time (and every file its size). Stops at the first difference.
     pub fn unchanged(&self) -> bool {
