@@ -360,6 +360,30 @@ fn the_word_being_typed_matches_as_a_prefix() {
     );
 }
 
+/// After other words, a last word the index has is taken as finished (a
+/// pasted error line ends in one); an unfinished one, or a word typed
+/// alone, still matches as a prefix.
+#[test]
+fn a_finished_last_word_after_others_is_not_expanded() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "keys.md",
+        "# Keyring\n\nThe keyring holds the keys.\n",
+    );
+    write(dir.path(), "door.md", "# Door\n\nA key opens the door.\n");
+    let cache = tempfile::tempdir().unwrap();
+    let paths = |q: &str| open(dir.path(), cache.path(), q).1;
+    assert_eq!(paths("door key"), ["door.md"]);
+    assert_eq!(paths("opens the key"), ["door.md"]);
+    let mut typing = paths("door ke");
+    typing.sort();
+    assert_eq!(typing, ["door.md", "keys.md"]);
+    let mut alone = paths("key");
+    alone.sort();
+    assert_eq!(alone, ["door.md", "keys.md"]);
+}
+
 #[test]
 fn a_typo_falls_back_to_fuzzy_matches() {
     let index = shipped();

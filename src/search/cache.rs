@@ -101,10 +101,10 @@ pub(super) fn open(
 }
 
 /// `open` on folders on disk, then `then` on the index. With a record of
-/// the last scan, the index it names is searched while its snapshot is
-/// checked on other threads, and the answer is kept only if the snapshot
-/// holds: on a big overlay the stats and the search share the cores instead
-/// of taking turns.
+/// the last scan, the index it names is searched while other threads check
+/// its snapshot (this one joins them when done), and the answer is kept
+/// only if the snapshot holds: on a big overlay the stats and the search
+/// share the cores instead of taking turns.
 pub(super) fn open_then<T>(
     sources: &SourceSet,
     cache_dir: Option<&Path>,
@@ -116,18 +116,20 @@ pub(super) fn open_then<T>(
         && let Some(record) = SourcesRecord::read(&SourcesRecord::path(cache_dir, sources))
         && record.builtin == builtin_fingerprint(sources)
     {
-        let found = std::thread::scope(|scope| {
-            let check = scope.spawn(|| record.snapshot.unchanged());
-            let answered = record
-                .open(cache_dir, options.verify)
-                .map(|(index, report)| {
-                    let answer = then(&index);
-                    (index, report, answer)
-                });
-            let unchanged = check.join().unwrap_or(false);
-            answered.filter(|_| unchanged)
-        });
-        if let Some(found) = found {
+        let check = record.snapshot.check();
+        let answered = crate::cores::share_out(
+            check.helpers(),
+            || check.work(),
+            || {
+                record
+                    .open(cache_dir, options.verify)
+                    .map(|(index, report)| {
+                        let answer = then(&index);
+                        (index, report, answer)
+                    })
+            },
+        );
+        if let Some(found) = answered.filter(|_| check.unchanged()) {
             return Ok(found);
         }
     }
@@ -555,7 +557,7 @@ impl SourcesRecord {
     }
 
     fn read(path: &Path) -> Option<SourcesRecord> {
-        let bytes = fs::read(path).ok()?;
+        let mut bytes = fs::read(path).ok()?;
         let mut rest = bytes.as_slice();
         let mut line = || {
             let end = rest.iter().position(|&b| b == b'\n')?;
@@ -567,11 +569,14 @@ impl SourcesRecord {
             return None;
         }
         let (key, all, builtin) = (line()?, line()?, line()?);
+        // The snapshot keeps the rest of the buffer.
+        let header = bytes.len() - rest.len();
+        bytes.drain(..header);
         Some(SourcesRecord {
             key,
             all,
             builtin,
-            snapshot: Snapshot::from_bytes(rest)?,
+            snapshot: Snapshot::from_bytes(bytes)?,
         })
     }
 

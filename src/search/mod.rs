@@ -288,8 +288,17 @@ impl SearchIndex {
         // expansions are alternatives: a section scores by its best one, not
         // by how many of them it holds (`key` must not make a section full of
         // `keyring` and `keys` outrank the one quoting the error line).
+        //
+        // After other words, a last word that is already a word of the index
+        // is taken as finished: a pasted error line ends in one (`... shared
+        // object file`), and expanding it (`files`, `filename`, ...) would
+        // add nothing to the other words but the cost of walking many more
+        // postings lists. A word typed alone is still expanded (`dock` may
+        // be on its way to `docker`).
         let mut expansions = Vec::new();
-        if let Some(prefix) = &parsed.prefix {
+        if let Some(prefix) = &parsed.prefix
+            && !(parsed.chunks > 1 && self.is_known(&searcher, prefix)?)
+        {
             for expansion in self.prefix_terms(&searcher, prefix)? {
                 if !terms.iter().any(|t| t.term.text == expansion.term.text) {
                     expansions.push(expansion);
@@ -542,6 +551,16 @@ impl SearchIndex {
         }
         let idf = (1.0 + (total - df as f32 + 0.5) / (df as f32 + 0.5)).ln();
         Ok(Some(Known { term, idf, fields }))
+    }
+
+    /// True if some searched field has the term `text`.
+    fn is_known(&self, searcher: &Searcher, text: &str) -> tantivy::Result<bool> {
+        for field in self.fields.searched() {
+            if searcher.doc_freq(&Term::from_field_text(field, text))? > 0 {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// Terms of the index starting with `prefix`, the most common first.

@@ -57,6 +57,9 @@ pub struct ParsedQuery {
     pub pairs: Vec<[String; 2]>,
     /// The query was a multi-line paste.
     pub pasted: bool,
+    /// How many words and identifiers the query has, stop words included
+    /// (`libcupti.so.12` is one).
+    pub chunks: usize,
 }
 
 impl ParsedQuery {
@@ -147,6 +150,7 @@ pub fn parse(input: &str) -> ParsedQuery {
     }
 
     let all = pieces(&rest);
+    query.chunks = all.iter().filter(|p| p.whole).count();
     // One word per position: a library's name shares its file word's place.
     let mut words: Vec<&super::tokenizer::Piece> = all.iter().filter(|p| p.is_word()).collect();
     words.dedup_by_key(|p| p.position);

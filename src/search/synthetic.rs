@@ -1,7 +1,7 @@
 //! Made-up knowledge for benchmarks: any number of Markdown files that look
 //! like the shipped corpus (headings, prose, code blocks, tables, the same
 //! vocabulary with a similar word-frequency curve), generated the same way
-//! every time from a seed. `benches/search.rs` and `examples/gen_corpus.rs`
+//! every time from a seed. `benches/search.rs` and `benches/tools/gen_corpus.rs`
 //! use it to measure search at 1,000 and 10,000 documents.
 //!
 //! Nothing here is used by lore at run time.

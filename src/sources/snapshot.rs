@@ -17,6 +17,7 @@
 //! get resolved.
 
 use std::ffi::OsString;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -28,16 +29,22 @@ pub const SETTLE: Duration = Duration::from_secs(2);
 /// Files checked by one thread at a time: a flat folder of thousands of
 /// files is still shared out.
 const FILES_PER_TASK: usize = 512;
-const MAGIC: &[u8] = b"lore-snapshot 1\n";
+const MAGIC: &[u8] = b"lore-snapshot 2\n";
 
 /// What a scan of the overlay folders saw.
+///
+/// The files are kept as they are stored (see [`entry`]) and decoded only
+/// while they are checked: reading a snapshot of 10,000 files allocates
+/// nothing per file, and the threads that check share the decoding too.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Snapshot {
     folders: Vec<Folder>,
-    files: Vec<File>,
-    /// The files' names, one after another (`File::name` indexes it): one
-    /// buffer instead of ten thousand small strings to read and free.
-    names: Vec<u8>,
+    /// The checks, in order: each folder once with its first files, then
+    /// its further files in more tasks. Their ranges cover `files` end to
+    /// end, so no file can escape a check.
+    tasks: Vec<Task>,
+    /// Every file's entry, grouped by folder.
+    files: Vec<u8>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,19 +55,84 @@ struct Folder {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct File {
-    /// Index into `folders`.
+struct Task {
+    /// Index into `Snapshot::folders`.
     folder: usize,
-    /// Where its name is in `Snapshot::names`.
-    name: std::ops::Range<usize>,
-    size: u64,
-    modified: i128,
+    /// Also compare the folder's own modification time.
+    check_folder: bool,
+    /// Byte range of its files' entries in `Snapshot::files`.
+    files: Range<usize>,
+}
+
+/// A file's entry: its name's length (u16), the name, its size (u64), and
+/// its modification time as seconds (i64) and nanoseconds (u32) since the
+/// Unix epoch, as `stat` gives them; little-endian.
+mod entry {
+    pub struct Entry<'a> {
+        pub name: &'a [u8],
+        pub size: u64,
+        pub seconds: i64,
+        pub nanos: u32,
+    }
+
+    pub fn put(out: &mut Vec<u8>, name: &[u8], size: u64, modified: i128) -> bool {
+        let Ok(len) = u16::try_from(name.len()) else {
+            return false;
+        };
+        let Ok(seconds) = i64::try_from(modified.div_euclid(1_000_000_000)) else {
+            return false;
+        };
+        let nanos = modified.rem_euclid(1_000_000_000) as u32;
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(name);
+        out.extend_from_slice(&size.to_le_bytes());
+        out.extend_from_slice(&seconds.to_le_bytes());
+        out.extend_from_slice(&nanos.to_le_bytes());
+        true
+    }
+
+    /// The first entry of `bytes` and what follows it; `None` if `bytes`
+    /// does not start with a whole entry.
+    pub fn take(bytes: &[u8]) -> Option<(Entry<'_>, &[u8])> {
+        let (len, rest) = bytes.split_first_chunk::<2>()?;
+        let len = usize::from(u16::from_le_bytes(*len));
+        if rest.len() < len {
+            return None;
+        }
+        let (name, rest) = rest.split_at(len);
+        let (size, rest) = rest.split_first_chunk::<8>()?;
+        let (seconds, rest) = rest.split_first_chunk::<8>()?;
+        let (nanos, rest) = rest.split_first_chunk::<4>()?;
+        let entry = Entry {
+            name,
+            size: u64::from_le_bytes(*size),
+            seconds: i64::from_le_bytes(*seconds),
+            nanos: u32::from_le_bytes(*nanos),
+        };
+        Some((entry, rest))
+    }
+
+    /// Calls `matches` on each entry of `bytes` until one does not match;
+    /// false then, or if `bytes` is not whole entries end to end.
+    pub fn all(mut bytes: &[u8], mut matches: impl FnMut(&Entry<'_>) -> bool) -> bool {
+        while !bytes.is_empty() {
+            match take(bytes) {
+                Some((entry, rest)) if matches(&entry) => bytes = rest,
+                _ => return false,
+            }
+        }
+        true
+    }
 }
 
 /// Collects a snapshot while a scan runs; `None` at the end if the scan saw
 /// anything that makes a snapshot unsafe.
 pub(super) struct Recorder {
-    snapshot: Snapshot,
+    folders: Vec<Folder>,
+    /// Per folder, its files' entries.
+    files: Vec<Vec<u8>>,
+    /// Per folder, how many files.
+    counts: Vec<usize>,
     /// Nothing modified after this may be recorded.
     settled_before: i128,
     usable: bool,
@@ -69,7 +141,9 @@ pub(super) struct Recorder {
 impl Recorder {
     pub fn new() -> Recorder {
         Recorder {
-            snapshot: Snapshot::default(),
+            folders: Vec::new(),
+            files: Vec::new(),
+            counts: Vec::new(),
             settled_before: nanos(SystemTime::now() - SETTLE),
             usable: true,
         }
@@ -78,11 +152,13 @@ impl Recorder {
     /// Records a folder; returns its index for `file`.
     pub fn folder(&mut self, path: &Path, modified: Option<SystemTime>) -> usize {
         self.check(modified);
-        self.snapshot.folders.push(Folder {
+        self.folders.push(Folder {
             path: path.to_path_buf(),
             modified: modified.map_or(0, nanos),
         });
-        self.snapshot.folders.len() - 1
+        self.files.push(Vec::new());
+        self.counts.push(0);
+        self.folders.len() - 1
     }
 
     pub fn file(&mut self, folder: usize, name: OsString, stamp: Option<Stamp>) {
@@ -91,15 +167,16 @@ impl Recorder {
             return;
         };
         self.check(stamp.modified);
-        let names = &mut self.snapshot.names;
-        let start = names.len();
-        names.extend_from_slice(name.as_encoded_bytes());
-        self.snapshot.files.push(File {
-            folder,
-            name: start..names.len(),
-            size: stamp.size,
-            modified: stamp.modified.map_or(0, nanos),
-        });
+        let modified = stamp.modified.map_or(0, nanos);
+        if !entry::put(
+            &mut self.files[folder],
+            name.as_encoded_bytes(),
+            stamp.size,
+            modified,
+        ) {
+            self.usable = false;
+        }
+        self.counts[folder] += 1;
     }
 
     /// Marks the scan as one a snapshot cannot stand for.
@@ -108,7 +185,42 @@ impl Recorder {
     }
 
     pub fn finish(self) -> Option<Snapshot> {
-        self.usable.then_some(self.snapshot)
+        if !self.usable {
+            return None;
+        }
+        let mut snapshot = Snapshot {
+            folders: self.folders,
+            ..Snapshot::default()
+        };
+        for (folder, (bytes, count)) in self.files.iter().zip(self.counts).enumerate() {
+            // Split where a task's share of files ends: walk the entries.
+            let mut rest = bytes.as_slice();
+            let mut left = count;
+            let mut first = true;
+            loop {
+                let start = snapshot.files.len();
+                let mut taken = 0;
+                while taken < FILES_PER_TASK.min(left) {
+                    let (_, next) = entry::take(rest)?;
+                    snapshot
+                        .files
+                        .extend_from_slice(&rest[..rest.len() - next.len()]);
+                    rest = next;
+                    taken += 1;
+                }
+                left -= taken;
+                snapshot.tasks.push(Task {
+                    folder,
+                    check_folder: first,
+                    files: start..snapshot.files.len(),
+                });
+                first = false;
+                if left == 0 {
+                    break;
+                }
+            }
+        }
+        Some(snapshot)
     }
 
     fn check(&mut self, modified: Option<SystemTime>) {
@@ -123,66 +235,26 @@ impl Snapshot {
     /// True if every folder and file still has the recorded modification
     /// time (and every file its size). Stops at the first difference.
     pub fn unchanged(&self) -> bool {
-        let tasks = self.tasks();
-        let threads = crate::cores::available().min(tasks.len());
-        let next = AtomicUsize::new(0);
-        let changed = AtomicBool::new(false);
-        let work = || {
-            while !changed.load(Ordering::Relaxed) {
-                let Some(task) = tasks.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                    return;
-                };
-                if !self.task_unchanged(task) {
-                    changed.store(true, Ordering::Relaxed);
-                }
-            }
-        };
-        if threads < 2 {
-            work();
-        } else {
-            std::thread::scope(|scope| {
-                for _ in 1..threads {
-                    scope.spawn(work);
-                }
-                work();
-            });
-        }
-        !changed.into_inner()
+        let check = self.check();
+        crate::cores::share_out(check.helpers(), || check.work(), || ());
+        check.unchanged()
     }
 
-    /// The checks, as (folder, its files): each folder once with its first
-    /// files, then its further files in more tasks.
-    fn tasks(&self) -> Vec<Task> {
-        let mut tasks = Vec::new();
-        let mut at = 0;
-        for folder in 0..self.folders.len() {
-            let end = at + self.files[at..].partition_point(|f| f.folder == folder);
-            let mut start = at;
-            let mut first = true;
-            loop {
-                let stop = end.min(start + FILES_PER_TASK);
-                tasks.push(Task {
-                    folder,
-                    check_folder: first,
-                    files: start..stop,
-                });
-                first = false;
-                start = stop;
-                if start >= end {
-                    break;
-                }
-            }
-            at = end;
+    /// The same check, to share out between threads that have other work:
+    /// each calls [`Check::work`], then [`Check::unchanged`] tells.
+    pub fn check(&self) -> Check<'_> {
+        Check {
+            snapshot: self,
+            next: AtomicUsize::new(0),
+            changed: AtomicBool::new(false),
         }
-        tasks
     }
 
     fn task_unchanged(&self, task: &Task) -> bool {
-        let folder = &self.folders[task.folder];
-        let files = self.files[task.files.clone()]
-            .iter()
-            .map(|f| (&self.names[f.name.clone()], f.size, f.modified));
-        stat::unchanged(folder, task.check_folder, files)
+        let Some(files) = self.files.get(task.files.clone()) else {
+            return false;
+        };
+        stat::unchanged(&self.folders[task.folder], task.check_folder, files)
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -192,61 +264,97 @@ impl Snapshot {
             put_bytes(&mut out, folder.path.as_os_str().as_encoded_bytes());
             out.extend_from_slice(&folder.modified.to_le_bytes());
         }
-        put_len(&mut out, self.files.len());
-        for file in &self.files {
-            put_len(&mut out, file.folder);
-            put_bytes(&mut out, &self.names[file.name.clone()]);
-            out.extend_from_slice(&file.size.to_le_bytes());
-            out.extend_from_slice(&file.modified.to_le_bytes());
+        put_len(&mut out, self.tasks.len());
+        for task in &self.tasks {
+            put_len(&mut out, task.folder);
+            out.push(u8::from(task.check_folder));
+            put_len(&mut out, task.files.end - task.files.start);
         }
+        out.extend_from_slice(&self.files);
         out
     }
 
-    /// Reads `to_bytes`'s output; `None` if it is damaged or from another
-    /// version.
-    pub fn from_bytes(bytes: &[u8]) -> Option<Snapshot> {
+    /// Reads `to_bytes`'s output, keeping the buffer for the files'
+    /// entries; `None` if it is damaged or from another version. (Damage
+    /// inside an entry is found when it is checked, and fails the check.)
+    pub fn from_bytes(mut bytes: Vec<u8>) -> Option<Snapshot> {
         let mut r = Reader(bytes.strip_prefix(MAGIC)?);
         let mut snapshot = Snapshot::default();
-        for _ in 0..r.len()? {
+        // A damaged count must not make a huge allocation: each folder
+        // takes at least 24 bytes and each task 17.
+        let count = r.len()?;
+        snapshot.folders.reserve_exact(count.min(r.0.len() / 24));
+        for _ in 0..count {
             let path = PathBuf::from(os_string_from_bytes(r.bytes()?)?);
             let modified = i128::from_le_bytes(r.take()?);
             snapshot.folders.push(Folder { path, modified });
         }
-        let mut last_folder = 0;
         let count = r.len()?;
-        // A file takes at least 40 bytes: a damaged count cannot make a
-        // huge allocation.
-        let count_bound = count.min(r.0.len() / 40);
-        snapshot.files.reserve_exact(count_bound);
-        snapshot
-            .names
-            .reserve_exact(r.0.len().saturating_sub(count_bound * 40));
+        snapshot.tasks.reserve_exact(count.min(r.0.len() / 17));
+        let mut at: usize = 0;
         for _ in 0..count {
             let folder = r.len()?;
-            // Files are grouped by folder, in order: `tasks` relies on it.
-            if folder >= snapshot.folders.len() || folder < last_folder {
+            let check_folder = match r.take::<1>()? {
+                [0] => false,
+                [1] => true,
+                _ => return None,
+            };
+            let end = at.checked_add(r.len()?)?;
+            if folder >= snapshot.folders.len() {
                 return None;
             }
-            last_folder = folder;
-            let start = snapshot.names.len();
-            snapshot.names.extend_from_slice(r.bytes()?);
-            let size = u64::from_le_bytes(r.take()?);
-            let modified = i128::from_le_bytes(r.take()?);
-            snapshot.files.push(File {
+            snapshot.tasks.push(Task {
                 folder,
-                name: start..snapshot.names.len(),
-                size,
-                modified,
+                check_folder,
+                files: at..end,
             });
+            at = end;
         }
-        r.0.is_empty().then_some(snapshot)
+        // The tasks cover the entries exactly.
+        if r.0.len() != at {
+            return None;
+        }
+        let header = bytes.len() - at;
+        bytes.drain(..header);
+        snapshot.files = bytes;
+        Some(snapshot)
     }
 }
 
-struct Task {
-    folder: usize,
-    check_folder: bool,
-    files: std::ops::Range<usize>,
+/// A check of a [`Snapshot`] in progress: a queue of folders (and slices of
+/// big folders) that any number of threads take from.
+pub struct Check<'a> {
+    snapshot: &'a Snapshot,
+    next: AtomicUsize,
+    changed: AtomicBool,
+}
+
+impl Check<'_> {
+    /// How many threads besides the caller are worth starting: one per
+    /// core, since the caller may have other work first and a new thread
+    /// may be queued behind it for a while (see `cores::share_out`).
+    pub fn helpers(&self) -> usize {
+        crate::cores::available().min(self.snapshot.tasks.len().saturating_sub(1))
+    }
+
+    /// Checks folders until none are left or one has changed.
+    pub fn work(&self) {
+        let tasks = &self.snapshot.tasks;
+        while !self.changed.load(Ordering::Relaxed) {
+            let Some(task) = tasks.get(self.next.fetch_add(1, Ordering::Relaxed)) else {
+                return;
+            };
+            if !self.snapshot.task_unchanged(task) {
+                self.changed.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// After every `work` has returned: true if nothing has changed.
+    pub fn unchanged(&self) -> bool {
+        !self.changed.load(Ordering::Relaxed)
+            && self.next.load(Ordering::Relaxed) >= self.snapshot.tasks.len()
+    }
 }
 
 /// Nanoseconds since the Unix epoch, negative before it.
@@ -311,13 +419,9 @@ mod stat {
 
     use rustix::fs::{AtFlags, Mode, OFlags, Stat, fstat, open, statat};
 
-    use super::Folder;
+    use super::{Folder, entry};
 
-    pub(super) fn unchanged<'a>(
-        folder: &Folder,
-        check_folder: bool,
-        mut files: impl Iterator<Item = (&'a [u8], u64, i128)>,
-    ) -> bool {
+    pub(super) fn unchanged(folder: &Folder, check_folder: bool, files: &[u8]) -> bool {
         let Ok(dir) = open(
             &folder.path,
             OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
@@ -328,11 +432,13 @@ mod stat {
         if check_folder && !fstat(&dir).is_ok_and(|st| modified(&st) == folder.modified) {
             return false;
         }
-        files.all(|(name, size, mtime)| {
+        entry::all(files, |file| {
             // Follows symlinks: a linked file's stamp is its target's.
-            let name = std::ffi::OsStr::from_bytes(name);
+            let name = std::ffi::OsStr::from_bytes(file.name);
             statat(&dir, name, AtFlags::empty()).is_ok_and(|st| {
-                u64::try_from(st.st_size).ok() == Some(size) && modified(&st) == mtime
+                u64::try_from(st.st_size).ok() == Some(file.size)
+                    && i64::from(st.st_mtime) == file.seconds
+                    && u32::try_from(st.st_mtime_nsec).ok() == Some(file.nanos)
             })
         })
     }
@@ -344,13 +450,9 @@ mod stat {
 
 #[cfg(not(unix))]
 mod stat {
-    use super::{Folder, nanos, os_string_from_bytes};
+    use super::{Folder, entry, nanos, os_string_from_bytes};
 
-    pub(super) fn unchanged<'a>(
-        folder: &Folder,
-        check_folder: bool,
-        mut files: impl Iterator<Item = (&'a [u8], u64, i128)>,
-    ) -> bool {
+    pub(super) fn unchanged(folder: &Folder, check_folder: bool, files: &[u8]) -> bool {
         let modified = |path: &std::path::Path| {
             std::fs::metadata(path)
                 .ok()
@@ -359,9 +461,11 @@ mod stat {
         if check_folder && modified(&folder.path).map(|(_, t)| t) != Some(folder.modified) {
             return false;
         }
-        files.all(|(name, size, mtime)| {
-            os_string_from_bytes(name)
-                .is_some_and(|name| modified(&folder.path.join(name)) == Some((size, mtime)))
+        entry::all(files, |file| {
+            let recorded = i128::from(file.seconds) * 1_000_000_000 + i128::from(file.nanos);
+            os_string_from_bytes(file.name).is_some_and(|name| {
+                modified(&folder.path.join(name)) == Some((file.size, recorded))
+            })
         })
     }
 }
@@ -388,13 +492,47 @@ mod tests {
         }
         let snapshot = recorder.finish().expect("all settled");
         let bytes = snapshot.to_bytes();
-        assert_eq!(Snapshot::from_bytes(&bytes), Some(snapshot));
-        assert_eq!(Snapshot::from_bytes(&bytes[..bytes.len() - 1]), None);
+        let read = |bytes: &[u8]| Snapshot::from_bytes(bytes.to_vec());
+        assert_eq!(read(&bytes), Some(snapshot));
+        assert_eq!(read(&bytes[..bytes.len() - 1]), None);
+        assert_eq!(read(&[bytes.as_slice(), b"x"].concat()), None);
+        assert_eq!(read(b"lore-snapshot 1\n"), None);
+        assert_eq!(read(b""), None);
+    }
+
+    /// A folder of more files than one task takes is checked in several,
+    /// every file in one of them; a folder without files still has its own.
+    #[test]
+    fn big_folders_are_split_and_empty_ones_kept() {
+        let mut recorder = Recorder::new();
+        let old = SystemTime::now() - Duration::from_secs(60);
+        let big = recorder.folder(Path::new("/k"), Some(old));
+        recorder.folder(Path::new("/k/empty"), Some(old));
+        for i in 0..FILES_PER_TASK * 2 + 1 {
+            let stamp = Stamp {
+                size: i as u64,
+                modified: Some(old),
+            };
+            recorder.file(big, format!("{i}.md").into(), Some(stamp));
+        }
+        let snapshot = recorder.finish().expect("all settled");
+        let tasks: Vec<(usize, bool)> = snapshot
+            .tasks
+            .iter()
+            .map(|t| (t.folder, t.check_folder))
+            .collect();
+        assert_eq!(tasks, [(0, true), (0, false), (0, false), (1, true)]);
+        let mut sizes = Vec::new();
+        for task in &snapshot.tasks {
+            assert!(entry::all(&snapshot.files[task.files.clone()], |e| {
+                sizes.push(e.size);
+                true
+            }));
+        }
         assert_eq!(
-            Snapshot::from_bytes(&[bytes.as_slice(), b"x"].concat()),
-            None
+            sizes,
+            (0..FILES_PER_TASK as u64 * 2 + 1).collect::<Vec<_>>()
         );
-        assert_eq!(Snapshot::from_bytes(b"lore-snapshot 0\n"), None);
     }
 
     #[test]
@@ -485,12 +623,36 @@ mod scan_tests {
             settle(root, Duration::from_secs(3600 + step as u64 * 60));
             let snapshot = snapshot_of(root).expect("settled");
             assert!(snapshot.unchanged(), "{what}: nothing changed yet");
-            let again = super::Snapshot::from_bytes(&snapshot.to_bytes()).unwrap();
+            let again = super::Snapshot::from_bytes(snapshot.to_bytes()).unwrap();
             change(root);
             // Even a change a scan would not see (a .txt file) changes the
             // folder: the snapshot only says "look again".
             assert!(!snapshot.unchanged(), "{what}");
             assert!(!again.unchanged(), "{what}, after a round trip");
+        }
+    }
+
+    /// Damage inside a file's entry is not seen when the record is read,
+    /// but it fails the check, which only costs a full scan.
+    #[test]
+    fn a_damaged_entry_fails_the_check() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a.md"), "aardvark").unwrap();
+        settle(dir.path(), Duration::from_secs(3600));
+        let bytes = snapshot_of(dir.path()).expect("settled").to_bytes();
+        assert!(
+            super::Snapshot::from_bytes(bytes.clone())
+                .unwrap()
+                .unchanged()
+        );
+        // The last byte is the top of the file's nanoseconds; the first
+        // entry byte after the header is the low byte of its name's length.
+        let entry_at = bytes.len() - (2 + "a.md".len() + 8 + 8 + 4);
+        for at in [bytes.len() - 1, entry_at] {
+            let mut damaged = bytes.clone();
+            damaged[at] ^= 0x40;
+            let snapshot = super::Snapshot::from_bytes(damaged).expect("header intact");
+            assert!(!snapshot.unchanged(), "byte {at} damaged");
         }
     }
 
