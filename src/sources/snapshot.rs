@@ -437,7 +437,7 @@ mod stat {
             let name = std::ffi::OsStr::from_bytes(file.name);
             statat(&dir, name, AtFlags::empty()).is_ok_and(|st| {
                 u64::try_from(st.st_size).ok() == Some(file.size)
-                    && i64::from(st.st_mtime) == file.seconds
+                    && i128::from(st.st_mtime) == i128::from(file.seconds)
                     && u32::try_from(st.st_mtime_nsec).ok() == Some(file.nanos)
             })
         })
