@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::corpus::{Corpus, Document, Kind, LinkTarget};
 use crate::diagnostic::{self, Diagnostic};
+use crate::text::{needs_escape, sanitize};
 
 /// Front matter that marks a knowledge file no expansion created (it predates
 /// the expansion plans), so it needs no drop: `drop: none`.
@@ -16,6 +17,7 @@ pub fn check_corpus(corpus: &Corpus) -> Vec<Diagnostic> {
     let mut anchors = Anchors::default();
     for doc in &corpus.documents {
         check_links(corpus, doc, &mut anchors, &mut out);
+        check_hidden_characters(doc, &mut out);
         match doc.kind {
             Kind::Drop => check_drop(corpus, doc, &mut out),
             Kind::Knowledge => {
@@ -33,6 +35,38 @@ pub fn check_corpus(corpus: &Corpus) -> Vec<Diagnostic> {
     check_index(corpus, &mut out);
     diagnostic::sort(&mut out);
     out
+}
+
+/// Control characters and bidirectional overrides have no business in a
+/// Markdown file: lore shows them escaped, and other tools may not (an ESC
+/// can restyle a terminal, an override can make a command display in
+/// another order than it runs). One warning per line; tabs and the CR of
+/// CRLF line ends are fine.
+fn check_hidden_characters(doc: &Document, out: &mut Vec<Diagnostic>) {
+    for (i, line) in doc.text.lines().enumerate() {
+        let mut hidden = line.chars().filter(|&c| c != '\t' && needs_escape(c));
+        let Some(first) = hidden.next() else {
+            continue;
+        };
+        let what = if first < '\u{a0}' {
+            "control character"
+        } else {
+            "bidirectional override"
+        };
+        let more = match hidden.count() {
+            0 => String::new(),
+            n => format!(" (and {n} more on this line)"),
+        };
+        out.push(Diagnostic::warning(
+            &doc.path,
+            Some(i + 1),
+            format!(
+                "{what} U+{:04X} in the text{more}: lore shows it as `{}`; remove it unless it is meant to be seen",
+                first as u32,
+                sanitize(&first.to_string())
+            ),
+        ));
+    }
 }
 
 /// The anchors of each linked document, gathered on first use: looking

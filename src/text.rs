@@ -3,10 +3,17 @@
 //! sequence on the user's screen (OSC 52 could write their clipboard, OSC 8
 //! could disguise a link). Every path from file text to the terminal goes
 //! through `sanitize`.
+//!
+//! Bidirectional overrides, embeddings and isolates (U+202A–U+202E,
+//! U+2066–U+2069) are shown too: in a terminal that lays out bidirectional
+//! text they make a line display in another order than it reads, so a
+//! command could look different from what a copy of it runs ("Trojan
+//! Source", CVE-2021-42574). The marks U+200E and U+200F only nudge
+//! neutral characters and stay.
 
 /// Replaces control characters with visible caret notation (`^[` for ESC,
-/// `^?` for DEL, `<U+0085>` style for C1 controls) and expands tabs to spaces.
-/// Newlines are kept.
+/// `^?` for DEL, `<U+0085>` style for C1 controls and bidirectional
+/// overrides) and expands tabs to spaces. Newlines are kept.
 pub fn sanitize(text: &str) -> String {
     if !text.chars().any(needs_escape) {
         return text.to_string();
@@ -37,7 +44,7 @@ pub fn sanitize(text: &str) -> String {
                 column += 2;
                 continue;
             }
-            c if ('\u{80}'..='\u{9f}').contains(&c) => {
+            c if is_c1(c) || is_bidi_override(c) => {
                 let shown = format!("<U+{:04X}>", c as u32);
                 column += shown.len();
                 out.push_str(&shown);
@@ -62,7 +69,17 @@ pub fn one_line(text: &str) -> String {
 
 /// True for characters `sanitize` changes.
 pub fn needs_escape(ch: char) -> bool {
-    (ch < ' ' && ch != '\n') || ch == '\u{7f}' || ('\u{80}'..='\u{9f}').contains(&ch)
+    (ch < ' ' && ch != '\n') || ch == '\u{7f}' || is_c1(ch) || is_bidi_override(ch)
+}
+
+fn is_c1(ch: char) -> bool {
+    ('\u{80}'..='\u{9f}').contains(&ch)
+}
+
+/// Embeddings and overrides (LRE, RLE, PDF, LRO, RLO) and isolates (LRI,
+/// RLI, FSI, PDI).
+fn is_bidi_override(ch: char) -> bool {
+    ('\u{202a}'..='\u{202e}').contains(&ch) || ('\u{2066}'..='\u{2069}').contains(&ch)
 }
 
 #[cfg(test)]
@@ -75,6 +92,16 @@ mod tests {
         let safe = sanitize(evil);
         assert!(!safe.chars().any(needs_escape), "{safe:?}");
         assert_eq!(safe, "a^[]52;c;ZXZpbA==^Gb^[[31mred<U+009B>2J");
+    }
+
+    #[test]
+    fn bidi_overrides_are_shown_and_marks_stay() {
+        // Reads as a harmless comment in a bidi-aware terminal, runs `rm`.
+        let tricky = "echo ok # \u{202e}\u{2066}fr- mr\u{2069}\u{2066}";
+        let safe = sanitize(tricky);
+        assert!(!safe.chars().any(needs_escape), "{safe:?}");
+        assert_eq!(safe, "echo ok # <U+202E><U+2066>fr- mr<U+2069><U+2066>");
+        assert_eq!(sanitize("a\u{200f}b\u{200e}c"), "a\u{200f}b\u{200e}c");
     }
 
     #[test]

@@ -243,3 +243,20 @@ fn shipped_corpus_is_clean() {
         "the shipped corpus must have no warnings either:\n{stdout}"
     );
 }
+
+#[test]
+fn hidden_characters_are_warned_about_line_by_line() {
+    let (code, out) = check_dir(&fixture("check/hidden-characters"));
+    assert_eq!(code, 0, "warnings only: {out}");
+    assert_line(
+        &out,
+        "a.md:7: warning: control character U+0007 in the text (and 1 more on this line): lore shows it as `^G`; remove it unless it is meant to be seen",
+    );
+    assert_line(
+        &out,
+        "a.md:10: warning: bidirectional override U+202E in the text (and 3 more on this line): lore shows it as `<U+202E>`; remove it unless it is meant to be seen",
+    );
+    // Tabs and CRLF line ends are not hidden characters.
+    assert!(!out.contains("a.md:6:"), "{out}");
+    assert!(out.contains("2 warnings"), "{out}");
+}

@@ -13,14 +13,17 @@ pub const MAX_INPUT_CHARS: usize = 512;
 
 impl TextInput {
     pub fn push(&mut self, c: char) {
-        if c.is_control() || self.text.chars().count() >= MAX_INPUT_CHARS {
+        if c.is_control()
+            || crate::text::needs_escape(c)
+            || self.text.chars().count() >= MAX_INPUT_CHARS
+        {
             return;
         }
         self.text.push(c);
     }
 
     /// Inserts pasted text: line breaks and tabs become spaces, other control
-    /// characters are dropped.
+    /// characters (and bidirectional overrides) are dropped.
     pub fn paste(&mut self, text: &str) {
         for c in text.chars() {
             match c {
@@ -110,7 +113,7 @@ mod tests {
     #[test]
     fn pasted_lines_become_one_line() {
         let mut input = TextInput::default();
-        input.paste("ImportError:\r\n\tlibcupti.so.12\x1b[0m");
+        input.paste("ImportError:\r\n\tlibcupti.so.12\x1b[0m\u{202e}");
         assert_eq!(input.text, "ImportError: libcupti.so.12[0m");
     }
 
