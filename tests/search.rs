@@ -503,3 +503,89 @@ fn the_word_being_typed_counts_once_however_many_words_it_starts() {
         );
     }
 }
+
+/// Sets the modification time of a file or folder.
+fn age(path: &Path, ago: Duration) {
+    fs::File::open(path)
+        .unwrap()
+        .set_modified(SystemTime::now() - ago)
+        .unwrap();
+}
+
+fn cache_entries(cache: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(cache.join("search"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The cache does not grow forever: building an index removes the indexes
+/// and scan records of knowledge folders unused for over 30 days, and using
+/// one marks it used (at most once a day).
+#[test]
+fn indexes_unused_for_a_month_are_removed_when_another_is_built() {
+    let cache = tempfile::tempdir().unwrap();
+    let (old, recent, new) = (notes(), notes(), notes());
+    let day = Duration::from_secs(24 * 3600);
+    // Settled folders, so that a scan record is kept beside each index.
+    for dir in [&old, &recent] {
+        let root = dir.path();
+        for path in [
+            root.join("gpu/a.md"),
+            root.join("gpu/b.md"),
+            root.join("gpu"),
+        ] {
+            age(&path, Duration::from_secs(3600));
+        }
+        age(root, Duration::from_secs(3600));
+    }
+    open(old.path(), cache.path(), "zebrafish");
+    let after_old = cache_entries(cache.path());
+    assert_eq!(after_old.len(), 2, "an index and a record: {after_old:?}");
+    open(recent.path(), cache.path(), "zebrafish");
+    let after_recent = cache_entries(cache.path());
+    assert_eq!(after_recent.len(), 4, "{after_recent:?}");
+    let mine = |names: &[String]| -> Vec<String> {
+        names
+            .iter()
+            .filter(|n| !after_old.contains(n))
+            .cloned()
+            .collect()
+    };
+    let recent_entries = mine(&after_recent);
+    for (names, ago) in [(&after_old, day * 40), (&recent_entries, day * 10)] {
+        for name in names {
+            let path = cache.path().join("search").join(name);
+            if path.is_dir() {
+                age(&path.join("current"), ago);
+            }
+            age(&path, ago);
+        }
+    }
+    open(new.path(), cache.path(), "zebrafish");
+    let now = cache_entries(cache.path());
+    for name in &after_old {
+        assert!(!now.contains(name), "{name} unused for 40 days: {now:?}");
+    }
+    for name in &recent_entries {
+        assert!(now.contains(name), "{name} used 10 days ago: {now:?}");
+    }
+
+    // Searching the recent folder again marks its index and record used.
+    let (rebuilt, hits) = open(recent.path(), cache.path(), "zebrafish");
+    assert!(!rebuilt && hits == ["gpu/a.md"]);
+    for name in &recent_entries {
+        let path = cache.path().join("search").join(name);
+        let stamp = if path.is_dir() {
+            path.join("current")
+        } else {
+            path
+        };
+        let age = SystemTime::now()
+            .duration_since(fs::metadata(&stamp).unwrap().modified().unwrap())
+            .unwrap();
+        assert!(age < Duration::from_secs(3600), "{name} not marked used");
+    }
+}

@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use tantivy::Index;
@@ -39,6 +39,13 @@ const CURRENT: &str = "current";
 const LOCK: &str = "build.lock";
 /// How long to wait for another process's build before building in memory.
 const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(60);
+/// An index folder or scan record nothing has used for this long is
+/// removed the next time any index is built: knowledge folders come and go
+/// (a 10,000-file index takes 53 MB), and the cache must not grow forever.
+const UNUSED_FOR: Duration = Duration::from_secs(30 * 24 * 3600);
+/// Using an index or a record moves its file's modification time to now,
+/// at most this often (one write a day, not one per search).
+const MARK_USE_EVERY: Duration = Duration::from_secs(24 * 3600);
 /// Indexes up to this size have every file's checksum verified on open; it
 /// costs well under a millisecond. Bigger ones are only checked for missing
 /// or resized files, so that a search does not read the whole index.
@@ -221,8 +228,8 @@ fn open_current(dir: &Path, state: &State, verify: bool) -> Option<(SearchIndex,
     // our reading the name and opening the files: then read it again.
     let mut last_name = None;
     for _ in 0..2 {
-        let name = fs::read_to_string(dir.join(CURRENT)).ok()?;
-        let name = name.trim().to_string();
+        let name = read_marking_use(&dir.join(CURRENT)).ok()?;
+        let name = String::from_utf8(name).ok()?.trim().to_string();
         if last_name.as_ref() == Some(&name) {
             return None;
         }
@@ -336,6 +343,9 @@ fn build_cached(
     if locked {
         remove_stale(dir, &name);
     }
+    if let Some(search) = dir.parent() {
+        remove_unused(search, dir);
+    }
     drop(lock);
     let search = SearchIndex::from_index(index, fields).map_err(CacheError::Search)?;
     Ok((search, IndexReport::built(stats, started, Some(generation))))
@@ -417,6 +427,65 @@ fn remove_stale(dir: &Path, keep: &str) {
             let _ = fs::remove_file(entry.path());
         }
     }
+}
+
+/// Removes what sits unused in the `search` cache folder (index folders of
+/// any schema version, scan records, leftovers of interrupted writes) for
+/// longer than `UNUSED_FOR`, except `keep`. An index folder was last used
+/// when its `current` file or the folder itself last changed: a build in
+/// progress has just created its folder.
+fn remove_unused(search: &Path, keep: &Path) {
+    let Ok(entries) = fs::read_dir(search) else {
+        return;
+    };
+    let now = SystemTime::now();
+    let modified = |path: &Path| fs::metadata(path).and_then(|m| m.modified()).ok();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        if path == keep || !name.to_string_lossy().starts_with('v') {
+            continue;
+        }
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let last_used = if kind.is_dir() {
+            modified(&path).max(modified(&path.join(CURRENT)))
+        } else {
+            modified(&path)
+        };
+        let unused = last_used
+            .and_then(|t| now.duration_since(t).ok())
+            .is_some_and(|age| age > UNUSED_FOR);
+        if unused {
+            log::info!("search cache: removing {} (unused)", path.display());
+            let _ = if kind.is_dir() {
+                fs::remove_dir_all(&path)
+            } else {
+                fs::remove_file(&path)
+            };
+        }
+    }
+}
+
+/// Reads a file, and marks it used (its modification time moves to now) if
+/// that was last done more than `MARK_USE_EVERY` ago. Marking is best
+/// effort: a read-only cache is still read.
+fn read_marking_use(path: &Path) -> std::io::Result<Vec<u8>> {
+    let mut file = fs::File::open(path)?;
+    let meta = file.metadata()?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    std::io::Read::read_to_end(&mut file, &mut bytes)?;
+    let now = SystemTime::now();
+    let stale = meta
+        .modified()
+        .ok()
+        .and_then(|t| now.duration_since(t).ok())
+        .is_some_and(|age| age > MARK_USE_EVERY);
+    if stale && let Ok(file) = fs::OpenOptions::new().write(true).open(path) {
+        let _ = file.set_modified(now);
+    }
+    Ok(bytes)
 }
 
 fn write_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -557,7 +626,7 @@ impl SourcesRecord {
     }
 
     fn read(path: &Path) -> Option<SourcesRecord> {
-        let mut bytes = fs::read(path).ok()?;
+        let mut bytes = read_marking_use(path).ok()?;
         let mut rest = bytes.as_slice();
         let mut line = || {
             let end = rest.iter().position(|&b| b == b'\n')?;
