@@ -25,6 +25,7 @@ pub mod commands;
 pub mod config;
 pub mod cores;
 pub mod corpus;
+pub mod date;
 pub mod decide;
 pub mod diagnostic;
 pub mod markdown;

@@ -293,7 +293,7 @@ fn session_json(session: &Session) -> SessionJson {
 }
 
 fn write_transcript(session: &Session, file: &Path) -> anyhow::Result<()> {
-    std::fs::write(file, session.transcript(&decide::today()))
+    std::fs::write(file, session.transcript(&crate::date::today()))
         .with_context(|| format!("cannot write transcript {}", file.display()))
 }
 
@@ -578,19 +578,20 @@ pub(crate) fn walk(
                             break;
                         }
                         Some("t") => match store {
-                            Some(store) => match store.write_transcript(&session, &decide::today())
-                            {
-                                Ok(file) => writeln!(
-                                    out,
-                                    "Transcript written to {}",
-                                    sanitize(&file.display().to_string())
-                                )?,
-                                Err(err) => writeln!(
-                                    out,
-                                    "Cannot write the transcript: {}",
-                                    sanitize(&err.to_string())
-                                )?,
-                            },
+                            Some(store) => {
+                                match store.write_transcript(&session, &crate::date::today()) {
+                                    Ok(file) => writeln!(
+                                        out,
+                                        "Transcript written to {}",
+                                        sanitize(&file.display().to_string())
+                                    )?,
+                                    Err(err) => writeln!(
+                                        out,
+                                        "Cannot write the transcript: {}",
+                                        sanitize(&err.to_string())
+                                    )?,
+                                }
+                            }
                             None => writeln!(
                                 out,
                                 "No data folder on this system; use --transcript FILE."

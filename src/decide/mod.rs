@@ -153,40 +153,9 @@ pub fn find_tree<'a>(trees: &'a [DecisionTree], id: &str) -> Result<&'a Decision
         })
 }
 
-/// Today's date in UTC as `YYYY-MM-DD`, for transcripts.
-pub fn today() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    date_of(secs)
-}
-
-/// `YYYY-MM-DD` of a Unix time (UTC), by the civil-from-days algorithm.
-pub fn date_of(unix_secs: u64) -> String {
-    let days = (unix_secs / 86_400) as i64;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn dates_from_unix_time() {
-        assert_eq!(date_of(0), "1970-01-01");
-        assert_eq!(date_of(951_782_400), "2000-02-29");
-        assert_eq!(date_of(1_795_305_600), "2026-11-22");
-    }
 
     #[test]
     fn unknown_ids_list_the_valid_ones() {

@@ -359,16 +359,18 @@ fn carry_out(
             }
             Effect::SaveTranscript(session) => {
                 if let Some(store) = &services.store {
-                    reports.push(match store.write_transcript(&session, &decide::today()) {
-                        Ok(path) => (
-                            Level::Ok,
-                            format!("transcript copied and saved to {}", path.display()),
-                        ),
-                        Err(err) => (
-                            Level::Error,
-                            format!("transcript copied but not saved: {err}"),
-                        ),
-                    });
+                    reports.push(
+                        match store.write_transcript(&session, &crate::date::today()) {
+                            Ok(path) => (
+                                Level::Ok,
+                                format!("transcript copied and saved to {}", path.display()),
+                            ),
+                            Err(err) => (
+                                Level::Error,
+                                format!("transcript copied but not saved: {err}"),
+                            ),
+                        },
+                    );
                 }
             }
         }

@@ -110,4 +110,29 @@ impl Chrome {
             input: Style::new().add_modifier(Modifier::BOLD),
         }
     }
+
+    /// A list row's styles: title, dim text and matched characters, on the
+    /// selection's background when the row is selected.
+    pub fn row(&self, selected: bool) -> RowStyles {
+        let on = |style: Style| {
+            if selected {
+                style.patch(self.selected)
+            } else {
+                style
+            }
+        };
+        RowStyles {
+            title: on(self.title),
+            dim: on(self.dim),
+            matched: on(self.matched),
+        }
+    }
+}
+
+/// See [`Chrome::row`].
+#[derive(Debug, Clone, Copy)]
+pub struct RowStyles {
+    pub title: Style,
+    pub dim: Style,
+    pub matched: Style,
 }

@@ -321,7 +321,7 @@ impl App {
             return;
         };
         let session = walk.session.clone();
-        let text = session.transcript(&crate::decide::today());
+        let text = session.transcript(&crate::date::today());
         self.effects_push(Effect::Copy(text));
         if self.trees.can_save {
             self.effects_push(Effect::SaveTranscript(session));

@@ -112,15 +112,8 @@ fn doc_line(
     let shown =
         (title_shown.chars().count() as u32).saturating_sub(u32::from(title_shown != title));
     let title_hits: Vec<u32> = matched.iter().copied().filter(|&p| p < shown).collect();
-    let (base, dim, hit) = if selected {
-        (
-            chrome.title.patch(chrome.selected),
-            chrome.dim.patch(chrome.selected),
-            chrome.matched.patch(chrome.selected),
-        )
-    } else {
-        (chrome.title, chrome.dim, chrome.matched)
-    };
+    let row = chrome.row(selected);
+    let (base, dim, hit) = (row.title, row.dim, row.matched);
     let mut spans = vec![Span::styled(if selected { " ▸ " } else { "   " }, base)];
     spans.extend(marked(&title_shown, &title_hits, base, hit));
     let gap = width.saturating_sub(3 + title_shown.width() + tag_room + path_shown.width());

@@ -82,15 +82,8 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, body: Rect) {
         .take(per_page)
     {
         let selected = i == cursor.selected;
-        let (base, dim, hit_style) = if selected {
-            (
-                chrome.title.patch(chrome.selected),
-                chrome.dim.patch(chrome.selected),
-                chrome.matched.patch(chrome.selected),
-            )
-        } else {
-            (chrome.title, chrome.dim, chrome.matched)
-        };
+        let row = chrome.row(selected);
+        let (base, dim, hit_style) = (row.title, row.dim, row.matched);
         let location = format!("{}:{} ", sanitize(&hit.path), hit.line);
         let location = fit_left(&location, width / 2);
         // The section says most about a hit, so it goes first and is cut

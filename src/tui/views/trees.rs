@@ -34,14 +34,8 @@ pub fn draw_list(frame: &mut Frame<'_>, app: &App, area: Rect) {
     let mut lines = Vec::new();
     for (i, tree) in trees.list.iter().enumerate().skip(offset).take(per_page) {
         let selected = i == trees.cursor.selected;
-        let (title_style, dim) = if selected {
-            (
-                chrome.title.patch(chrome.selected),
-                chrome.dim.patch(chrome.selected),
-            )
-        } else {
-            (chrome.title, chrome.dim)
-        };
+        let row = chrome.row(selected);
+        let (title_style, dim) = (row.title, row.dim);
         let progress = match trees.sessions.get(&tree.id) {
             Some(s) if s.is_finished() => "answered  ".to_string(),
             Some(s) => {
@@ -116,11 +110,7 @@ pub fn draw_walk(frame: &mut Frame<'_>, app: &App, body: Rect) {
     ];
     for (i, option) in question.options.iter().enumerate() {
         let selected = i == walk.option;
-        let style = if selected {
-            chrome.title.patch(chrome.selected)
-        } else {
-            chrome.title
-        };
+        let style = chrome.row(selected).title;
         let number = if i < 9 {
             format!("{}", i + 1)
         } else {
