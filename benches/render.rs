@@ -38,6 +38,7 @@ fn benches(c: &mut Criterion) {
         width: 100,
         theme: &theme,
         highlighter: Some(highlighter),
+        wrap_code: true,
     };
     // Warm: the grammars this document uses are compiled once here.
     black_box(render(largest, &highlighted));

@@ -3,6 +3,9 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
+use clap_complete::{ArgValueCandidates, ArgValueCompleter};
+
+use crate::complete;
 
 use crate::config::{ColorChoice, Flags, ThemeName};
 
@@ -43,7 +46,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Validate the knowledge (links, anchors, drops, index) and decision trees; exit 1 on errors
-    Check,
+    Check(CheckArgs),
     /// List decision trees, or walk one: interactively on a terminal, or with --answer
     Decide(DecideArgs),
     /// Print a document, or one section of it, rendered for the terminal
@@ -52,22 +55,89 @@ pub enum Command {
     Search(SearchArgs),
     /// Build the search index if it is stale (or always, with --rebuild) and print its size
     Index(IndexArgs),
+    /// List the documents: path, kind and title (exit 1 if none)
+    List(ListArgs),
+    /// Print a shell completion script (verbs, flags, paths, anchors, trees)
+    Completions(CompletionsArgs),
+    /// Print lore's manual page (roff) on stdout
+    Man,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// Print the problems as JSON: {files, errors, warnings, diagnostics: [{path, line, severity, message}]}
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ListArgs {
+    /// Print a JSON array of {path, title, kind, builtin, lines}
+    #[arg(long)]
+    pub json: bool,
+
+    /// Only list files of this kind
+    #[arg(long, value_name = "KIND", value_parser = ["knowledge", "drop", "index"])]
+    pub kind: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Install, for example:\n  \
+    bash:  echo 'source <(lore completions bash)' >> ~/.bashrc\n  \
+    zsh:   echo 'source <(lore completions zsh)' >> ~/.zshrc\n  \
+    fish:  lore completions fish > ~/.config/fish/completions/lore.fish")]
+pub struct CompletionsArgs {
+    /// The shell to complete for
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: Shell,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+    Elvish,
+    Powershell,
+}
+
+impl Shell {
+    pub fn name(self) -> &'static str {
+        match self {
+            Shell::Bash => "bash",
+            Shell::Zsh => "zsh",
+            Shell::Fish => "fish",
+            Shell::Elvish => "elvish",
+            Shell::Powershell => "powershell",
+        }
+    }
 }
 
 #[derive(Debug, clap::Args)]
 pub struct ShowArgs {
     /// The document's path in the knowledge, optionally with `#anchor` for one section
     /// (e.g. cuda/20-cupti-deep-dive-arr-coc.md#what-is-cupti)
-    #[arg(value_name = "PATH[#ANCHOR]")]
+    #[arg(value_name = "PATH[#ANCHOR]", add = ArgValueCompleter::new(complete::targets))]
     pub target: String,
 
     /// No colours or escape sequences at all, whatever --color says
     #[arg(long)]
     pub plain: bool,
 
-    /// Wrap at N columns (default: the terminal's width, else 100)
+    /// Wrap at N columns (default: the terminal's width; piped output is not wrapped)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(10..))]
     pub width: Option<u16>,
+
+    /// Page the output through $LORE_PAGER, $PAGER or `less -R -F` (auto: when stdout is a terminal)
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = Paging::Auto)]
+    pub paging: Paging,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Paging {
+    Auto,
+    Always,
+    Never,
 }
 
 /// `lore decide [TREE] [--answer Q=O]… [--json] [--graph mermaid|dot] [--transcript FILE]`
@@ -79,11 +149,12 @@ pub struct ShowArgs {
 )]
 pub struct DecideArgs {
     /// Id of the tree to walk (omit to list the trees)
-    #[arg(value_name = "TREE")]
+    #[arg(value_name = "TREE", add = ArgValueCandidates::new(complete::tree_ids))]
     pub tree: Option<String>,
 
     /// Answer a question (repeatable, any order), e.g. --answer torch-install=pip
-    #[arg(long = "answer", value_name = "QUESTION=OPTION", value_parser = parse_answer, requires = "tree")]
+    #[arg(long = "answer", value_name = "QUESTION=OPTION", value_parser = parse_answer, requires = "tree",
+          add = ArgValueCompleter::new(complete::answers))]
     pub answers: Vec<(String, String)>,
 
     /// Print JSON instead of text
@@ -150,6 +221,10 @@ pub struct IndexArgs {
     /// Rebuild even if the index is up to date
     #[arg(long)]
     pub rebuild: bool,
+
+    /// Print {documents, sections, bytes, rebuilt, build_seconds, location} as JSON
+    #[arg(long)]
+    pub json: bool,
 }
 
 impl Cli {

@@ -22,6 +22,7 @@
 pub mod check;
 pub mod cli;
 pub mod commands;
+pub mod complete;
 pub mod config;
 pub mod cores;
 pub mod corpus;

@@ -37,6 +37,7 @@ fn plain(doc: &Document, width: u16) -> Rendered {
             width,
             theme: &Theme::plain(),
             highlighter: None,
+            wrap_code: true,
         },
     )
 }
@@ -48,6 +49,7 @@ fn coloured(doc: &Document, width: u16) -> Rendered {
             width,
             theme: &Theme::for_name(ThemeName::Dark),
             highlighter: Some(Highlighter::global()),
+            wrap_code: true,
         },
     )
 }
@@ -131,6 +133,7 @@ fn showcase_styles_light() {
             width: 80,
             theme: &Theme::for_name(ThemeName::Light),
             highlighter: Some(Highlighter::global()),
+            wrap_code: true,
         },
     );
     insta::assert_snapshot!(styles(&rendered));
@@ -364,6 +367,7 @@ fn code_is_highlighted_only_when_asked() {
             width: 80,
             theme: &Theme::for_name(ThemeName::Dark),
             highlighter: None,
+            wrap_code: true,
         },
     );
     assert!(!is_coloured(&no_highlighter));
@@ -387,6 +391,7 @@ fn the_cache_reuses_a_rendering_until_something_changes() {
         width,
         theme: &dark,
         highlighter: None,
+        wrap_code: true,
     };
     let first = cache.get_or_render(&doc, &options(80));
     let again = cache.get_or_render(&doc, &options(80));
@@ -398,6 +403,7 @@ fn the_cache_reuses_a_rendering_until_something_changes() {
         width: 80,
         theme: &dark,
         highlighter: Some(Highlighter::global()),
+        wrap_code: true,
     };
     assert!(!cache.contains(&doc, &highlighted));
     cache.get_or_render(&doc, &highlighted);

@@ -3,13 +3,14 @@
 use std::io::Write;
 
 use crate::check::check_corpus;
+use crate::cli::CheckArgs;
 use crate::config::Settings;
 use crate::corpus::Corpus;
 use crate::decide;
 
-use super::{EXIT_OK, EXIT_PROBLEMS, stdout, write_diagnostics};
+use super::{EXIT_OK, EXIT_PROBLEMS, stdout, write_diagnostics, write_json};
 
-pub fn run(settings: &Settings) -> anyhow::Result<u8> {
+pub fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<u8> {
     let corpus = Corpus::load(&settings.knowledge);
     let mut diagnostics = settings.warnings.clone();
     diagnostics.extend(check_corpus(&corpus));
@@ -17,15 +18,36 @@ pub fn run(settings: &Settings) -> anyhow::Result<u8> {
     diagnostics.extend(trees.diagnostics);
     let errors = diagnostics.iter().filter(|d| d.is_error()).count();
     let warnings = diagnostics.len() - errors;
+    let files = corpus.len() + trees.files;
     let mut out = stdout();
-    write_diagnostics(&mut out, &diagnostics, settings.color)?;
-    writeln!(
-        out,
-        "checked {} files: {errors} error{}, {warnings} warning{}",
-        corpus.len() + trees.files,
-        plural(errors),
-        plural(warnings)
-    )?;
+    if args.json {
+        let list: Vec<serde_json::Value> = diagnostics
+            .iter()
+            .map(|d| {
+                serde_json::json!({
+                    "path": d.path,
+                    "line": d.line,
+                    "severity": d.severity.to_string(),
+                    "message": d.message,
+                })
+            })
+            .collect();
+        let report = serde_json::json!({
+            "files": files,
+            "errors": errors,
+            "warnings": warnings,
+            "diagnostics": list,
+        });
+        write_json(&mut out, &report)?;
+    } else {
+        write_diagnostics(&mut out, &diagnostics, settings.color)?;
+        writeln!(
+            out,
+            "checked {files} files: {errors} error{}, {warnings} warning{}",
+            plural(errors),
+            plural(warnings)
+        )?;
+    }
     out.flush()?;
     Ok(if errors > 0 { EXIT_PROBLEMS } else { EXIT_OK })
 }

@@ -12,7 +12,7 @@ use crate::cli::IndexArgs;
 use crate::config::Settings;
 use crate::search::{IndexReport, OpenOptions, Progress, SearchIndex};
 
-use super::{EXIT_OK, stdout, write_diagnostics};
+use super::{EXIT_OK, stdout, write_diagnostics, write_json};
 
 /// A build shorter than this shows no progress bar.
 const QUIET_FOR: Duration = Duration::from_millis(500);
@@ -20,6 +20,19 @@ const QUIET_FOR: Duration = Duration::from_millis(500);
 pub fn run(settings: &Settings, args: &IndexArgs) -> anyhow::Result<u8> {
     let (_, report) = open_index(settings, args.rebuild, true)?;
     let mut out = stdout();
+    if args.json {
+        let value = serde_json::json!({
+            "documents": report.documents,
+            "sections": report.sections,
+            "bytes": report.bytes,
+            "rebuilt": report.build_time.is_some(),
+            "build_seconds": report.build_time.map(|t| t.as_secs_f64()),
+            "location": report.location.as_ref().map(|p| p.display().to_string()),
+        });
+        write_json(&mut out, &value)?;
+        out.flush()?;
+        return Ok(EXIT_OK);
+    }
     writeln!(out, "documents   {}", report.documents)?;
     writeln!(out, "sections    {}", report.sections)?;
     writeln!(out, "bytes       {}", report.bytes)?;

@@ -2,14 +2,19 @@
 //! code. Library code never prints; this is where text meets stdout.
 
 mod check;
+mod completions;
 mod decide;
 mod index;
+mod list;
+mod pager;
 mod search;
 mod show;
 mod tui;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
+
+pub use completions::COMPLETE_VAR;
 
 use crate::cli::{Cli, Command};
 use crate::config::Settings;
@@ -31,11 +36,14 @@ pub fn run(cli: Cli) -> ExitCode {
         }
     };
     let result = match cli.command {
-        Some(Command::Check) => check::run(&settings),
+        Some(Command::Check(args)) => check::run(&settings, &args),
         Some(Command::Decide(args)) => decide::run(&settings, &args),
         Some(Command::Show(args)) => show::run(&settings, &args),
         Some(Command::Search(args)) => search::run(&settings, &args),
         Some(Command::Index(args)) => index::run(&settings, &args),
+        Some(Command::List(args)) => list::run(&settings, &args),
+        Some(Command::Completions(args)) => completions::run(&args),
+        Some(Command::Man) => completions::man(),
         None => tui::run(&settings),
     };
     match result {

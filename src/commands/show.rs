@@ -6,62 +6,30 @@ use std::io::{IsTerminal, Write};
 
 use crate::cli::ShowArgs;
 use crate::config::Settings;
-use crate::corpus::{Corpus, Document};
+use crate::corpus::{Corpus, Document, Lookup};
 use crate::diagnostic::Diagnostic;
-use crate::markdown::{Highlighter, RenderOptions, render, write_ansi};
+use crate::markdown::{Highlighter, RenderOptions, UNWRAPPED, render, write_ansi};
 use crate::text::sanitize;
 use crate::theme::{Theme, terminal_has_truecolor};
 
-use super::{EXIT_OK, EXIT_USAGE, stdout};
+use super::{EXIT_OK, EXIT_USAGE, pager, stdout};
 
 /// A target to show in usage messages.
 const EXAMPLE: &str = "cuda/20-cupti-deep-dive-arr-coc.md#what-is-cupti";
-/// Width when stdout is not a terminal.
-const DEFAULT_WIDTH: u16 = 100;
+/// Width on a terminal whose size cannot be read.
+const TERMINAL_FALLBACK_WIDTH: u16 = 100;
 /// How many "did you mean" paths an unknown path lists.
 const SUGGESTIONS: usize = 5;
 
 pub fn run(settings: &Settings, args: &ShowArgs) -> anyhow::Result<u8> {
     let corpus = Corpus::load(&settings.knowledge);
-    let (path, anchor) = split_target(&corpus, &args.target);
-    if path.trim().is_empty() {
-        eprintln!(
-            "lore: error: `{}` names no document: expected PATH[#ANCHOR], e.g. {EXAMPLE}",
-            sanitize(&args.target)
-        );
-        return Ok(EXIT_USAGE);
-    }
-    let Some(doc) = find(&corpus, path) else {
-        if let Some(problem) = skipped(&corpus, path) {
-            eprintln!(
-                "lore: error: `{}` could not be loaded\n{}",
-                sanitize(path),
-                sanitize(&problem.to_string())
-            );
+    let (doc, anchor) = match resolve_target(&corpus, &args.target) {
+        Ok(found) => found,
+        Err(message) => {
+            eprintln!("{message}");
             return Ok(EXIT_USAGE);
         }
-        let mut message = format!(
-            "lore: error: no document `{}` in the knowledge",
-            sanitize(path)
-        );
-        let closest = corpus.closest_paths(path, SUGGESTIONS);
-        if !closest.is_empty() {
-            message.push_str("\nclosest paths:");
-            for p in closest {
-                message.push_str(&format!("\n  {}", sanitize(p)));
-            }
-        }
-        eprintln!("{message}");
-        return Ok(EXIT_USAGE);
     };
-    let anchor = anchor.filter(|a| !a.is_empty());
-    if let Some(anchor) = anchor
-        && doc.section_by_anchor(anchor).is_none()
-    {
-        eprintln!("{}", unknown_anchor(doc, anchor));
-        return Ok(EXIT_USAGE);
-    }
-
     let color = settings.color && !args.plain;
     let theme = if color {
         Theme::for_name(settings.theme).with_truecolor(terminal_has_truecolor())
@@ -72,66 +40,83 @@ pub fn run(settings: &Settings, args: &ShowArgs) -> anyhow::Result<u8> {
         width: args.width.unwrap_or_else(terminal_width),
         theme: &theme,
         highlighter: color.then(Highlighter::global),
+        // Plain text is for copying: a command split over two lines with a
+        // `↪` in between would not paste back as the command.
+        wrap_code: !args.plain,
     };
     let rendered = render(doc, &options);
     let range = match anchor {
         Some(anchor) => rendered.section_range(anchor),
         None => 0..rendered.lines.len(),
     };
-    let mut out = stdout();
-    write_ansi(&mut out, &rendered.lines[range], color)?;
-    out.flush()?;
+    let mut text = Vec::new();
+    write_ansi(&mut text, &rendered.lines[range], color)?;
+    if pager::wanted(args.paging) {
+        pager::page(&text)?;
+    } else {
+        let mut out = stdout();
+        out.write_all(&text)?;
+        out.flush()?;
+    }
     Ok(EXIT_OK)
 }
 
-/// The document a user meant: the exact path, the path without `.md`, a path
-/// that includes the knowledge folder (`knowledge/cuda/x.md`), or a unique
-/// file name.
-fn find<'c>(corpus: &'c Corpus, query: &str) -> Option<&'c Document> {
-    let query = query.trim().trim_start_matches("./");
-    if let Some(doc) = corpus.get(query) {
-        return Some(doc);
+/// The document and anchor `PATH[#ANCHOR]` names, or the message saying why
+/// it names none: no such path (with the closest ones), a fragment several
+/// paths share (listing them), a file skipped while loading, or an unknown
+/// anchor (listing the document's anchors). Shared with `lore open`.
+pub(super) fn resolve_target<'c, 't>(
+    corpus: &'c Corpus,
+    target: &'t str,
+) -> Result<(&'c Document, Option<&'t str>), String> {
+    let (path, anchor) = corpus.split_target(target);
+    if path.trim().is_empty() {
+        return Err(format!(
+            "lore: error: `{}` names no document: expected PATH[#ANCHOR], e.g. {EXAMPLE}",
+            sanitize(target)
+        ));
     }
-    if let Some(doc) = corpus.get(&format!("{query}.md")) {
-        return Some(doc);
-    }
-    let unique = |matches: Vec<&'c Document>| (matches.len() == 1).then(|| matches[0]);
-    let with_root: Vec<&Document> = corpus
-        .documents
-        .iter()
-        .filter(|d| query.ends_with(&format!("/{}", d.path)))
-        .collect();
-    if let Some(doc) = unique(with_root) {
-        return Some(doc);
-    }
-    let by_name: Vec<&Document> = corpus
-        .documents
-        .iter()
-        .filter(|d| {
-            let name = d.path.rsplit('/').next().unwrap_or(&d.path);
-            name == query || name.strip_suffix(".md") == Some(query)
-        })
-        .collect();
-    unique(by_name)
-}
-
-/// `PATH#ANCHOR` split where the path names a document. Anchors never hold
-/// a `#` but file names may, so the whole target is tried as a path, then
-/// the part before the last `#`; when neither names a document, the anchor
-/// starts at the first `#` (so `a.md##x` blames the anchor, not the path).
-fn split_target<'t>(corpus: &Corpus, target: &'t str) -> (&'t str, Option<&'t str>) {
-    let Some(first) = target.find('#') else {
-        return (target, None);
+    let doc = match corpus.lookup(path) {
+        Lookup::Found(doc) => doc,
+        Lookup::Ambiguous(docs) => {
+            let mut message = format!(
+                "lore: error: `{}` matches several documents; give more of the path:",
+                sanitize(path)
+            );
+            for doc in docs {
+                message.push_str(&format!("\n  {}", sanitize(&doc.path)));
+            }
+            return Err(message);
+        }
+        Lookup::NotFound => {
+            if let Some(problem) = skipped(corpus, path) {
+                return Err(format!(
+                    "lore: error: `{}` could not be loaded\n{}",
+                    sanitize(path),
+                    sanitize(&problem.to_string())
+                ));
+            }
+            let mut message = format!(
+                "lore: error: no document `{}` in the knowledge",
+                sanitize(path)
+            );
+            let closest = corpus.closest_paths(path, SUGGESTIONS);
+            if !closest.is_empty() {
+                message.push_str("\nclosest paths:");
+                for p in closest {
+                    message.push_str(&format!("\n  {}", sanitize(p)));
+                }
+            }
+            return Err(message);
+        }
     };
-    if find(corpus, target).is_some() {
-        return (target, None);
+    let anchor = anchor.filter(|a| !a.is_empty());
+    if let Some(anchor) = anchor
+        && doc.section_by_anchor(anchor).is_none()
+    {
+        return Err(unknown_anchor(doc, anchor));
     }
-    let split = |at: usize| (&target[..at], Some(&target[at + 1..]));
-    let last = target.rfind('#').unwrap_or(first);
-    if find(corpus, &target[..last]).is_some() {
-        return split(last);
-    }
-    split(first)
+    Ok((doc, anchor))
 }
 
 /// Why a file the user named is not in the corpus, if it was found but
@@ -164,13 +149,16 @@ fn unknown_anchor(doc: &Document, anchor: &str) -> String {
     message
 }
 
-/// The terminal's width when stdout is one, else `DEFAULT_WIDTH`.
+/// The terminal's width when stdout is one; piped output is not wrapped
+/// (the reader of a pipe has no width; `--width` asks for one).
 fn terminal_width() -> u16 {
-    if std::io::stdout().is_terminal()
-        && let Ok((columns, _)) = ratatui::crossterm::terminal::size()
-        && columns > 0
-    {
-        return columns;
+    if std::io::stdout().is_terminal() {
+        if let Ok((columns, _)) = ratatui::crossterm::terminal::size()
+            && columns > 0
+        {
+            return columns;
+        }
+        return TERMINAL_FALLBACK_WIDTH;
     }
-    DEFAULT_WIDTH
+    UNWRAPPED
 }

@@ -5,6 +5,7 @@
 
 mod document;
 mod drop;
+mod lookup;
 mod slug;
 
 pub(crate) use document::LineIndex;
@@ -12,6 +13,7 @@ pub use document::{
     CodeBlock, Document, Kind, Link, LinkTarget, Section, fence_language, markdown_options, resolve,
 };
 pub use drop::DropInfo;
+pub use lookup::Lookup;
 pub use slug::{Slugger, slug};
 
 use std::collections::HashMap;

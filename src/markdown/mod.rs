@@ -35,7 +35,13 @@ pub struct RenderOptions<'a> {
     pub theme: &'a Theme,
     /// `None` renders code plain (the TUI does so until the syntaxes load).
     pub highlighter: Option<&'a Highlighter>,
+    /// Break code lines wider than the width with a `↪` mark; when false
+    /// they run past the width, so copied code is the code.
+    pub wrap_code: bool,
 }
+
+/// A width that never wraps: for output to a pipe or a file.
+pub const UNWRAPPED: u16 = u16::MAX;
 
 /// A document laid out for one width and theme.
 #[derive(Debug, Clone, Default)]

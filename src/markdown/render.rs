@@ -31,6 +31,8 @@ const CONTINUATION_WIDTH: usize = 2;
 const FOLLOWABLE: &str = "→";
 /// Widest footnote label kept as a hanging marker (`[12] `).
 const MAX_FOOTNOTE_MARKER: usize = 6;
+/// Widest horizontal rule (`---`), so unwrapped output stays readable.
+const MAX_RULE: usize = 200;
 /// Narrowest code frame, so a one-word block still looks like a block.
 const MIN_FRAME: usize = 16;
 /// Lines of one wrapped link that get a `RenderedLink` piece. Each piece
@@ -53,6 +55,7 @@ pub fn render(doc: &Document, options: &RenderOptions<'_>) -> Rendered {
         theme: options.theme,
         highlighter,
         width,
+        wrap_code: options.wrap_code,
         lines: LineIndex::new(&doc.text),
         out: Rendered::default(),
         containers: Vec::new(),
@@ -148,6 +151,8 @@ struct Renderer<'a> {
     theme: &'a Theme,
     highlighter: Option<&'a Highlighter>,
     width: usize,
+    /// `RenderOptions::wrap_code`.
+    wrap_code: bool,
     lines: LineIndex,
     out: Rendered,
     containers: Vec<Container>,
@@ -217,7 +222,8 @@ impl Renderer<'_> {
             }
             Event::Rule => {
                 self.flush_inline();
-                let w = self.content_width();
+                // Unwrapped output has no width to fill.
+                let w = self.content_width().min(MAX_RULE);
                 let spans = vec![Span::styled("─".repeat(w), self.theme.rule)];
                 self.push_line(spans, line, &[]);
                 self.need_blank = true;
@@ -620,6 +626,10 @@ impl Renderer<'_> {
         let start = code.first_text_line.unwrap_or(code.fence_line + 1);
         for (i, spans) in lines.iter().enumerate() {
             let source = start + i;
+            if !self.wrap_code {
+                self.push_line(spans.clone(), source, &[]);
+                continue;
+            }
             for (k, mut piece) in break_preformatted(spans, width, CONTINUATION_WIDTH)
                 .into_iter()
                 .enumerate()

@@ -241,6 +241,7 @@ mod tests {
                 width,
                 theme: &Theme::plain(),
                 highlighter: None,
+                wrap_code: true,
             },
         );
         Page::new(doc, Arc::new(rendered))

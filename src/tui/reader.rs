@@ -125,6 +125,7 @@ impl App {
             width,
             theme: &self.theme,
             highlighter,
+            wrap_code: true,
         };
         self.renders.get_or_render(doc, &options)
     }

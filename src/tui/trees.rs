@@ -239,6 +239,7 @@ impl App {
                 width,
                 theme,
                 highlighter,
+                wrap_code: true,
             },
         ));
         match walk.outcome.as_mut() {
