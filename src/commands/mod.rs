@@ -4,6 +4,7 @@
 mod check;
 mod decide;
 mod index;
+mod probe;
 mod search;
 mod show;
 mod tui;
@@ -30,13 +31,15 @@ pub fn run(cli: Cli) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    let probing = cli.probe_options();
     let result = match cli.command {
         Some(Command::Check) => check::run(&settings),
-        Some(Command::Decide(args)) => decide::run(&settings, &args),
+        Some(Command::Decide(args)) => decide::run(&settings, &args, &probing),
+        Some(Command::Probe(args)) => probe::run(&settings, &args, &probing),
         Some(Command::Show(args)) => show::run(&settings, &args),
         Some(Command::Search(args)) => search::run(&settings, &args),
         Some(Command::Index(args)) => index::run(&settings, &args),
-        None => tui::run(&settings),
+        None => tui::run(&settings, &probing),
     };
     match result {
         Ok(code) => ExitCode::from(code),
