@@ -183,8 +183,12 @@ fn site_packages(root: &Root, site: &str, facts: &mut RootFacts, notes: &mut Vec
         });
     }
     let names = &listing.names;
-    if names.iter().any(|n| n == "torch") && root.exists(&format!("{site}/torch/version.py")) {
-        facts.torch.push(torch(root, site, names, notes));
+    if names.iter().any(|n| n == "torch") {
+        let version_py = format!("{site}/torch/version.py");
+        match root.real(&version_py) {
+            Ok(_) => facts.torch.push(torch(root, site, names, notes)),
+            Err(err) => note_error(root, &version_py, &err, notes),
+        }
     }
     for name in names {
         if let Some(wheel) = nvidia_wheel(root, site, name, notes) {
