@@ -39,6 +39,16 @@ pub struct Cli {
     #[arg(long, value_enum, value_name = "THEME", global = true)]
     pub theme: Option<ThemeName>,
 
+    /// Probe an unpacked image filesystem instead of this machine (`lore probe`,
+    /// `lore decide --probe` and the TUI's probe key)
+    #[arg(long, value_name = "DIR", global = true)]
+    pub root: Option<PathBuf>,
+
+    /// Probe a Dockerfile, read statically (`lore probe`, `lore decide --probe`
+    /// and the TUI's probe key)
+    #[arg(long, value_name = "FILE", global = true)]
+    pub dockerfile: Option<PathBuf>,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -61,6 +71,21 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print lore's manual page (roff) on stdout
     Man,
+    /// Print what lore can read about this machine, an image (--root DIR) or a
+    /// Dockerfile (--dockerfile FILE): torch, CUDA, CUPTI, packages, each with evidence
+    Probe(ProbeArgs),
+}
+
+/// `lore probe [--root DIR] [--dockerfile FILE] [--json]`
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Reads files only: runs no program, follows no symlink out of the root, and reads \
+                  bounded amounts. Without --root or --dockerfile, probes this machine (/)."
+)]
+pub struct ProbeArgs {
+    /// Print JSON: {facts: [{fact, value, evidence}], notes: [..]}
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -168,6 +193,11 @@ pub struct DecideArgs {
     /// Also write the session as Markdown to FILE
     #[arg(long, value_name = "FILE", requires = "tree")]
     pub transcript: Option<PathBuf>,
+
+    /// Answer what the built-in probes can settle, from this machine, or from
+    /// --root DIR / --dockerfile FILE; --answer still wins
+    #[arg(long, requires = "tree", conflicts_with = "graph")]
+    pub probe: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -228,6 +258,14 @@ pub struct IndexArgs {
 }
 
 impl Cli {
+    /// What `--root` and `--dockerfile` ask the probes to read.
+    pub fn probe_options(&self) -> crate::probe::ProbeOptions {
+        crate::probe::ProbeOptions {
+            root: self.root.clone(),
+            dockerfile: self.dockerfile.clone(),
+        }
+    }
+
     pub fn flags(&self) -> Flags {
         Flags {
             knowledge: self.knowledge.clone(),

@@ -11,6 +11,8 @@
 //!        │
 //!        ├──► check             lore check
 //!        ├──► decide            decision trees, validated against the corpus
+//!        │      ▲
+//!        │    probe              read-only facts from a root or a Dockerfile
 //!        ├──► markdown          Document + width + theme -> styled lines (pure)
 //!        ├──► search            section index, cached on disk (lore search, lore index)
 //!        ▼
@@ -30,6 +32,7 @@ pub mod date;
 pub mod decide;
 pub mod diagnostic;
 pub mod markdown;
+pub mod probe;
 pub mod search;
 pub mod sources;
 pub mod text;

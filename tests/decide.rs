@@ -159,7 +159,7 @@ fn json_at_a_question() {
     assert_eq!(options, ["import-fails", "needed", "not-needed"]);
     assert_eq!(
         v["path"],
-        serde_json::json!([{ "question": "torch-install", "answer": "source" }])
+        serde_json::json!([{ "question": "torch-install", "answer": "source", "source": "user", "evidence": [] }])
     );
 }
 
@@ -412,7 +412,7 @@ fn check_covers_the_shipped_trees() {
         .assert()
         .code(1)
         .stdout(predicate::str::contains(
-            "need-cupti.toml:35: error: node `torch-install`: option `pip` leads to `pip-imports`, which is not a node\n",
+            "need-cupti.toml:36: error: node `torch-install`: option `pip` leads to `pip-imports`, which is not a node\n",
         ));
 }
 

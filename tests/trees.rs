@@ -97,7 +97,7 @@ fn node_shape_errors() {
     assert_reports(
         "unknown-field",
         1,
-        "tree.toml:24: error: node `done`: unknown field `verdit`, expected one of `kind`, `text`, `why`, `help`, `options`, `title`, `verdict`, `body`, `actions`, `related`, `evidence`",
+        "tree.toml:24: error: node `done`: unknown field `verdit`, expected one of `kind`, `text`, `why`, `help`, `options`, `title`, `verdict`, `body`, `actions`, `related`, `evidence`, `probe`",
     );
     assert_reports(
         "unknown-kind",
@@ -112,7 +112,7 @@ fn node_shape_errors() {
     assert_reports(
         "question-with-outcome-field",
         1,
-        "tree.toml:7: error: node `q`: `verdict` belongs to outcomes; a question has text, why, help, evidence and options",
+        "tree.toml:7: error: node `q`: `verdict` belongs to outcomes; a question has text, why, help, evidence, probe and options",
     );
     assert_reports(
         "outcome-missing-verdict",
@@ -473,4 +473,25 @@ fn dockerfile_actions_avoid_the_trailing_comment_trap() {
             }
         }
     }
+}
+
+/// A tree names a built-in probe; it cannot name one that does not exist, one
+/// whose answers its question does not offer, or put one on an outcome.
+#[test]
+fn probe_field_errors() {
+    assert_reports(
+        "unknown-probe",
+        1,
+        "tree.toml:11: error: node `q`: unknown probe `run-nvidia-smi` (built-in probes: torch-install, cupti-import, final-base, install-target, host-driver, nvidia-cuda-base, custom-cuda)",
+    );
+    assert_reports(
+        "probe-answer-not-option",
+        1,
+        "tree.toml:11: error: node `q`: probe `host-driver` can answer `no`, which is not an option of this question (options: yes, b)",
+    );
+    assert_reports(
+        "probe-on-outcome",
+        1,
+        "tree.toml:20: error: node `done`: `probe` belongs to questions; an outcome has title, verdict, body, actions, evidence and related",
+    );
 }

@@ -12,12 +12,14 @@ use serde::Serialize;
 use crate::cli::{DecideArgs, GraphFormat};
 use crate::config::Settings;
 use crate::corpus::Corpus;
+use crate::decide::probes::Settled;
 use crate::decide::{self, DecisionTree, Outcome, Question, Session, SessionStore, Step};
+use crate::probe::{self, Findings, ProbeOptions};
 use crate::text::{one_line, sanitize};
 
 use super::{EXIT_OK, EXIT_USAGE, stdout};
 
-pub fn run(settings: &Settings, args: &DecideArgs) -> anyhow::Result<u8> {
+pub fn run(settings: &Settings, args: &DecideArgs, probing: &ProbeOptions) -> anyhow::Result<u8> {
     let corpus = Corpus::load(&settings.knowledge);
     let loaded = decide::load(&settings.trees, &corpus);
     let skipped = loaded
@@ -58,6 +60,7 @@ pub fn run(settings: &Settings, args: &DecideArgs) -> anyhow::Result<u8> {
     }
 
     let interactive = args.answers.is_empty()
+        && !args.probe
         && !args.json
         && io::stdin().is_terminal()
         && io::stdout().is_terminal();
@@ -85,8 +88,29 @@ pub fn run(settings: &Settings, args: &DecideArgs) -> anyhow::Result<u8> {
         return Ok(EXIT_OK);
     }
 
+    let findings = if args.probe {
+        match probe::run(probing) {
+            Ok(findings) => {
+                for note in &findings.notes {
+                    eprintln!("lore: warning: {}", sanitize(&note.to_string()));
+                }
+                Some(findings)
+            }
+            Err(err) => {
+                eprintln!("lore: error: {}", sanitize(&err.to_string()));
+                return Ok(EXIT_USAGE);
+            }
+        }
+    } else {
+        None
+    };
     let mut session = Session::new(tree);
-    match session.apply(&args.answers) {
+    let mut unsure: Vec<String> = Vec::new();
+    let applied = session.apply_with(&args.answers, |q| {
+        let findings = findings.as_ref()?;
+        settle(q, findings, &mut unsure)
+    });
+    match applied {
         Ok(unused) => {
             for question in unused {
                 eprintln!(
@@ -109,12 +133,22 @@ pub fn run(settings: &Settings, args: &DecideArgs) -> anyhow::Result<u8> {
     }
     let mut out = stdout();
     if args.json {
-        super::write_json(&mut out, &session_json(&session))?;
+        let mut json = session_json(&session);
+        if args.probe {
+            json.probe = Some(ProbeJson {
+                probed: sanitize(&probing.describe()),
+                unsure: unsure.iter().map(|u| sanitize(u)).collect(),
+            });
+        }
+        super::write_json(&mut out, &json)?;
     } else {
         let style = Style {
             color: settings.color,
         };
         print_header(&mut out, &session, style)?;
+        if args.probe {
+            print_probed(&mut out, &session, probing, &unsure, style)?;
+        }
         match session.current() {
             Step::Question(q) => {
                 print_question(&mut out, q, &corpus, style)?;
@@ -133,8 +167,13 @@ pub fn run(settings: &Settings, args: &DecideArgs) -> anyhow::Result<u8> {
                     )?;
                 }
                 let mut next = format!("lore decide {}", tree.id);
-                for (q, o) in session.path() {
-                    next.push_str(&format!(" --answer {q}={o}"));
+                if args.probe {
+                    next.push_str(" --probe");
+                }
+                for ((q, o), source) in session.path().iter().zip(session.sources()) {
+                    if !source.is_probe() {
+                        next.push_str(&format!(" --answer {q}={o}"));
+                    }
                 }
                 writeln!(out, "\nNext: {next} --answer {}=OPTION", q.id)?;
             }
@@ -187,6 +226,81 @@ struct SessionJson {
     question: Option<QuestionJson>,
     outcome: Option<OutcomeJson>,
     path: Vec<AnswerJson>,
+    /// With `--probe`: what was probed and why a probe left a question open.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    probe: Option<ProbeJson>,
+}
+
+#[derive(Serialize)]
+struct ProbeJson {
+    probed: String,
+    unsure: Vec<String>,
+}
+
+/// The answer the question's probe gives, if it names one and is sure.
+/// Otherwise `unsure` gets the reason and the walk stops here.
+fn settle(
+    q: &Question,
+    findings: &Findings,
+    unsure: &mut Vec<String>,
+) -> Option<(String, Vec<String>)> {
+    let Some(named) = &q.probe else {
+        unsure.push(format!(
+            "question `{}` has no probe: it needs your answer",
+            q.id
+        ));
+        return None;
+    };
+    let probe = decide::probes::find(&named.name)?;
+    match probe.settle(findings) {
+        Settled::Answer { option, evidence } => Some((option, evidence)),
+        Settled::Unsure(reason) => {
+            unsure.push(format!(
+                "probe `{}` left `{}` open: {reason}",
+                probe.name, q.id
+            ));
+            None
+        }
+    }
+}
+
+/// The probed answers with their evidence, and why probing stopped.
+fn print_probed(
+    out: &mut impl Write,
+    session: &Session,
+    probing: &ProbeOptions,
+    unsure: &[String],
+    style: Style,
+) -> io::Result<()> {
+    writeln!(
+        out,
+        "\n{}",
+        style.bold(&format!("Probed {}:", sanitize(&probing.describe())))
+    )?;
+    let mut any = false;
+    for step in session.history() {
+        if !step.source.is_probe() {
+            continue;
+        }
+        any = true;
+        writeln!(
+            out,
+            "  {} = {}  ({})",
+            sanitize(&step.question.id),
+            sanitize(&step.option.id),
+            one_line(&step.option.label)
+        )?;
+        for e in step.source.evidence() {
+            writeln!(out, "      {}", style.dim(&sanitize(e)))?;
+        }
+    }
+    if !any {
+        writeln!(out, "  no question answered")?;
+    }
+    for u in unsure {
+        writeln!(out, "  {}", sanitize(u))?;
+    }
+    Ok(())
 }
 
 #[derive(Serialize)]
@@ -225,6 +339,10 @@ struct ActionJson {
 struct AnswerJson {
     question: String,
     answer: String,
+    /// `user` (typed or `--answer`) or `probe`.
+    source: &'static str,
+    /// For a probed answer, the files (and lines) it rests on.
+    evidence: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -238,9 +356,12 @@ fn session_json(session: &Session) -> SessionJson {
     let path = session
         .path()
         .iter()
-        .map(|(q, o)| AnswerJson {
+        .zip(session.sources())
+        .map(|((q, o), source)| AnswerJson {
             question: sanitize(q),
             answer: sanitize(o),
+            source: if source.is_probe() { "probe" } else { "user" },
+            evidence: source.evidence().iter().map(|e| sanitize(e)).collect(),
         })
         .collect();
     let (status, question, outcome) = match session.current() {
@@ -289,6 +410,7 @@ fn session_json(session: &Session) -> SessionJson {
         question,
         outcome,
         path,
+        probe: None,
     }
 }
 
@@ -442,11 +564,19 @@ fn print_history(out: &mut impl Write, session: &Session, style: Style) -> io::R
     for (i, step) in history.iter().enumerate() {
         writeln!(
             out,
-            "  {}. {}  → {}",
+            "  {}. {}  → {}{}",
             i + 1,
             one_line(&step.question.text),
-            one_line(&step.option.label)
+            one_line(&step.option.label),
+            if step.source.is_probe() {
+                "  (probed)"
+            } else {
+                ""
+            }
         )?;
+        for e in step.source.evidence() {
+            writeln!(out, "       {}", style.dim(&sanitize(e)))?;
+        }
     }
     Ok(())
 }

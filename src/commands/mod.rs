@@ -7,6 +7,7 @@ mod decide;
 mod index;
 mod list;
 mod pager;
+mod probe;
 mod search;
 mod show;
 mod tui;
@@ -35,16 +36,18 @@ pub fn run(cli: Cli) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    let probing = cli.probe_options();
     let result = match cli.command {
         Some(Command::Check(args)) => check::run(&settings, &args),
-        Some(Command::Decide(args)) => decide::run(&settings, &args),
+        Some(Command::Decide(args)) => decide::run(&settings, &args, &probing),
+        Some(Command::Probe(args)) => probe::run(&settings, &args, &probing),
         Some(Command::Show(args)) => show::run(&settings, &args),
         Some(Command::Search(args)) => search::run(&settings, &args),
         Some(Command::Index(args)) => index::run(&settings, &args),
         Some(Command::List(args)) => list::run(&settings, &args),
         Some(Command::Completions(args)) => completions::run(&args),
         Some(Command::Man) => completions::man(),
-        None => tui::run(&settings),
+        None => tui::run(&settings, &probing),
     };
     match result {
         Ok(code) => ExitCode::from(code),

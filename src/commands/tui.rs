@@ -6,8 +6,8 @@ use crate::tui::{self, TuiError};
 
 use super::{EXIT_OK, EXIT_USAGE};
 
-pub fn run(settings: &Settings) -> anyhow::Result<u8> {
-    match tui::run(settings) {
+pub fn run(settings: &Settings, probing: &crate::probe::ProbeOptions) -> anyhow::Result<u8> {
+    match tui::run_probing(settings, probing.clone()) {
         Ok(()) => Ok(EXIT_OK),
         Err(TuiError::NotATerminal) => {
             eprintln!("lore: error: {}", TuiError::NotATerminal);

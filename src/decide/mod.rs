@@ -8,6 +8,7 @@
 //! the command line; those call into it, so both walk trees the same way.
 
 mod graph;
+pub mod probes;
 mod session;
 mod store;
 mod transcript;
@@ -15,11 +16,11 @@ mod tree;
 mod validate;
 
 pub use graph::{to_dot, to_mermaid};
-pub use session::{Answered, Session, Step};
+pub use session::{AnswerSource, Answered, Session, Step};
 pub use store::{Resumed, SavedSession, SessionStore, StoreError};
 pub use tree::{
-    Action, AnswerOption, DecisionTree, Evidence, Node, Outcome, Question, Related, TreeTest,
-    is_valid_id,
+    Action, AnswerOption, DecisionTree, Evidence, Node, Outcome, ProbeRef, Question, Related,
+    TreeTest, is_valid_id,
 };
 
 use std::collections::HashMap;

@@ -21,6 +21,32 @@ pub enum Step<'a> {
 pub struct Answered<'a> {
     pub question: &'a Question,
     pub option: &'a AnswerOption,
+    pub source: &'a AnswerSource,
+}
+
+/// Who gave an answer: the user (typed, `--answer`), or a probe, with the
+/// files and lines it rests on.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum AnswerSource {
+    #[default]
+    User,
+    Probe {
+        evidence: Vec<String>,
+    },
+}
+
+impl AnswerSource {
+    pub fn is_probe(&self) -> bool {
+        matches!(self, AnswerSource::Probe { .. })
+    }
+
+    /// The evidence of a probed answer; empty for the user's.
+    pub fn evidence(&self) -> &[String] {
+        match self {
+            AnswerSource::User => &[],
+            AnswerSource::Probe { evidence } => evidence,
+        }
+    }
 }
 
 /// A walk through one tree. The session keeps its own copy of the tree (trees
@@ -29,6 +55,8 @@ pub struct Answered<'a> {
 pub struct Session {
     tree: DecisionTree,
     log: Vec<(String, String)>,
+    /// Who gave each answer of `log`, in step with it.
+    sources: Vec<AnswerSource>,
 }
 
 impl Session {
@@ -38,6 +66,7 @@ impl Session {
         Session {
             tree: tree.clone(),
             log: Vec::new(),
+            sources: Vec::new(),
         }
     }
 
@@ -90,6 +119,16 @@ impl Session {
     /// Answers the current question. `question_id` must be the current question:
     /// answering out of order is an error, not a jump.
     pub fn answer(&mut self, question_id: &str, option_id: &str) -> Result<(), DecideError> {
+        self.answer_from(question_id, option_id, AnswerSource::User)
+    }
+
+    /// Answers the current question as `answer` does, recording who answered.
+    pub fn answer_from(
+        &mut self,
+        question_id: &str,
+        option_id: &str,
+        source: AnswerSource,
+    ) -> Result<(), DecideError> {
         let current = self.current_id().to_string();
         if question_id != current {
             return Err(match self.tree.node(question_id) {
@@ -115,6 +154,7 @@ impl Session {
         }
         self.log
             .push((question_id.to_string(), option_id.to_string()));
+        self.sources.push(source);
         Ok(())
     }
 
@@ -143,7 +183,13 @@ impl Session {
 
     /// Drops the last answer. Returns it, or `None` at the start.
     pub fn back(&mut self) -> Option<(String, String)> {
+        self.sources.pop();
         self.log.pop()
+    }
+
+    /// Who gave each answer of `path`, in the same order.
+    pub fn sources(&self) -> &[AnswerSource] {
+        &self.sources
     }
 
     /// The answers so far, oldest first, as (question id, option id).
@@ -156,10 +202,15 @@ impl Session {
     pub fn history(&self) -> Vec<Answered<'_>> {
         self.log
             .iter()
-            .filter_map(|(q, o)| {
+            .zip(&self.sources)
+            .filter_map(|((q, o), source)| {
                 let question = self.tree.question(q)?;
                 let option = question.option(o)?;
-                Some(Answered { question, option })
+                Some(Answered {
+                    question,
+                    option,
+                    source,
+                })
             })
             .collect()
     }
@@ -170,6 +221,17 @@ impl Session {
     /// the tree first, so a typo is an error even if the walk never gets there.
     /// Returns the questions that were answered but never asked.
     pub fn apply(&mut self, answers: &[(String, String)]) -> Result<Vec<String>, DecideError> {
+        self.apply_with(answers, |_| None)
+    }
+
+    /// `apply`, and at a question no answer covers, asks `fallback` (a probe
+    /// runner): an option it returns is recorded as probed with its evidence;
+    /// `None` stops the walk there. An explicit answer always wins.
+    pub fn apply_with(
+        &mut self,
+        answers: &[(String, String)],
+        mut fallback: impl FnMut(&Question) -> Option<(String, Vec<String>)>,
+    ) -> Result<Vec<String>, DecideError> {
         // Question id → its answer's position. A map, not a scan per answer:
         // a tree file's `[[tests]]` may hold thousands of answers.
         let mut by_question: HashMap<&str, usize> = HashMap::with_capacity(answers.len());
@@ -198,7 +260,14 @@ impl Session {
                 break;
             };
             let Some(&i) = by_question.get(q.id.as_str()) else {
-                break;
+                let question = q.id.clone();
+                match fallback(q) {
+                    Some((option, evidence)) => {
+                        self.answer_from(&question, &option, AnswerSource::Probe { evidence })?;
+                        continue;
+                    }
+                    None => break,
+                }
             };
             used[i] = true;
             let (question, option) = answers[i].clone();

@@ -19,7 +19,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use super::session::Session;
+use super::session::{AnswerSource, Session};
 use super::tree::{DecisionTree, is_valid_id};
 use crate::config::Paths;
 use crate::diagnostic::Diagnostic;
@@ -47,6 +47,8 @@ pub struct SavedSession {
     pub tree: String,
     /// (question id, option id), oldest first.
     pub path: Vec<(String, String)>,
+    /// Who gave each answer of `path` (probed answers keep their evidence).
+    pub sources: Vec<AnswerSource>,
     pub saved_at: SystemTime,
     pub file: PathBuf,
 }
@@ -75,6 +77,11 @@ struct SessionFile {
 struct SavedAnswer {
     question: String,
     answer: String,
+    /// `"probe"` for a probed answer; absent for the user's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    source: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    evidence: Vec<String>,
 }
 
 impl SessionStore {
@@ -117,9 +124,12 @@ impl SessionStore {
             path: session
                 .path()
                 .iter()
-                .map(|(q, o)| SavedAnswer {
+                .zip(session.sources())
+                .map(|((q, o), source)| SavedAnswer {
                     question: q.clone(),
                     answer: o.clone(),
+                    source: source.is_probe().then(|| "probe".to_string()),
+                    evidence: source.evidence().to_vec(),
                 })
                 .collect(),
             saved_at,
@@ -150,8 +160,11 @@ impl SessionStore {
         };
         let mut session = Session::new(tree);
         let mut kept = 0;
-        for (question, option) in &saved.path {
-            if session.answer(question, option).is_err() {
+        for ((question, option), source) in saved.path.iter().zip(&saved.sources) {
+            if session
+                .answer_from(question, option, source.clone())
+                .is_err()
+            {
                 break;
             }
             kept += 1;
@@ -263,8 +276,19 @@ fn read_session(file: &Path, text: &str) -> Result<SavedSession, StoreError> {
         path: file.to_path_buf(),
         message: e.to_string(),
     })?;
+    let sources = body
+        .path
+        .iter()
+        .map(|a| match a.source.as_deref() {
+            Some("probe") => AnswerSource::Probe {
+                evidence: a.evidence.clone(),
+            },
+            _ => AnswerSource::User,
+        })
+        .collect();
     Ok(SavedSession {
         tree: body.tree,
+        sources,
         path: body
             .path
             .into_iter()

@@ -41,6 +41,15 @@ impl Session {
                     one_line(&step.option.label),
                     step.option.id
                 );
+                if step.source.is_probe() {
+                    let evidence: Vec<String> = step
+                        .source
+                        .evidence()
+                        .iter()
+                        .map(|e| format!("`{}`", one_line(e).replace('`', "'")))
+                        .collect();
+                    let _ = writeln!(md, "   - Probed from: {}", evidence.join(", "));
+                }
                 let _ = writeln!(
                     md,
                     "   - Why it matters: {}",
@@ -161,6 +170,27 @@ mod tests {
         assert!(md.contains("\n## Next question\n\n**First?**\n"), "{md}");
         assert!(md.contains("- A (`a`)\n- B (`b`)\n"), "{md}");
         assert!(!md.contains("How we got here"));
+    }
+
+    #[test]
+    fn probed_answers_carry_their_evidence() {
+        let tree = sample();
+        let mut s = Session::new(&tree);
+        s.answer_from(
+            "first",
+            "a",
+            crate::decide::AnswerSource::Probe {
+                evidence: vec!["/etc/os-release:3".into()],
+            },
+        )
+        .unwrap();
+        s.answer("second", "left").unwrap();
+        let md = s.transcript("2026-11-22");
+        assert!(
+            md.contains("   - Answer: A (`a`)\n   - Probed from: `/etc/os-release:3`\n"),
+            "{md}"
+        );
+        assert_eq!(md.matches("Probed from").count(), 1, "{md}");
     }
 
     #[test]

@@ -39,10 +39,9 @@
 //! ```
 //!
 //! Growing the format: every field added later is optional, so existing tree
-//! files stay valid unchanged. Automatic answers from environment probes will
-//! be such a field on questions (`probe`, reserved: a command and which option
-//! each result selects); the session engine already takes answers through one
-//! entry point (`Session::answer`), which a probe runner will call like a user.
+//! files stay valid unchanged. `probe = "name"` on a question names one of
+//! the built-in probes (`super::probes`) that may answer it from a machine, an
+//! image or a Dockerfile; a tree can name a probe, never define one.
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
@@ -94,7 +93,16 @@ pub struct Question {
     pub help: Option<String>,
     pub evidence: Vec<Evidence>,
     pub options: Vec<AnswerOption>,
+    /// The built-in probe that may answer this question, if the tree names one.
+    pub probe: Option<ProbeRef>,
     /// Line of the node's `[nodes.<id>]` header.
+    pub line: usize,
+}
+
+/// `probe = "name"` on a question, with its line for messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProbeRef {
+    pub name: String,
     pub line: usize,
 }
 
@@ -284,6 +292,7 @@ struct RawNode {
     actions: Option<Vec<RawAction>>,
     related: Option<Vec<Spanned<String>>>,
     evidence: Option<Vec<Spanned<String>>>,
+    probe: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -544,7 +553,7 @@ fn parse_node(
                     ("actions", raw.actions.is_some()),
                     ("related", raw.related.is_some()),
                 ],
-                "belongs to outcomes; a question has text, why, help, evidence and options",
+                "belongs to outcomes; a question has text, why, help, evidence, probe and options",
             );
             let mut options = Vec::new();
             for o in raw.options.unwrap_or_default() {
@@ -572,6 +581,10 @@ fn parse_node(
                     help: raw.help,
                     evidence,
                     options,
+                    probe: raw.probe.map(|p| ProbeRef {
+                        line: lines.of(&p.span()),
+                        name: p.into_inner(),
+                    }),
                     line,
                 })
             })
@@ -590,6 +603,7 @@ fn parse_node(
                     ("why", raw.why.is_some()),
                     ("help", raw.help.is_some()),
                     ("options", raw.options.is_some()),
+                    ("probe", raw.probe.is_some()),
                 ],
                 "belongs to questions; an outcome has title, verdict, body, actions, evidence and related",
             );

@@ -49,6 +49,9 @@ pub fn validate(tree: &DecisionTree, corpus: &Corpus) -> Vec<Diagnostic> {
                     );
                 }
             }
+            if let Some(probe) = &q.probe {
+                check_probe(tree, q, probe, &mut out);
+            }
             if q.options.is_empty() {
                 error(
                     &mut out,
@@ -72,6 +75,43 @@ pub fn validate(tree: &DecisionTree, corpus: &Corpus) -> Vec<Diagnostic> {
         check_tests(tree, &mut out);
     }
     out
+}
+
+/// A named probe must be built in, and every answer it can give must be an
+/// option of the question, so a probed answer always leads somewhere.
+fn check_probe(
+    tree: &DecisionTree,
+    q: &super::tree::Question,
+    probe: &super::tree::ProbeRef,
+    out: &mut Vec<Diagnostic>,
+) {
+    let Some(found) = super::probes::find(&probe.name) else {
+        out.push(Diagnostic::error(
+            &tree.path,
+            Some(probe.line),
+            format!(
+                "node `{}`: unknown probe `{}` (built-in probes: {})",
+                q.id,
+                probe.name,
+                super::probes::names().join(", ")
+            ),
+        ));
+        return;
+    };
+    for answer in found.answers {
+        if q.option(answer).is_none() {
+            out.push(Diagnostic::error(
+                &tree.path,
+                Some(probe.line),
+                format!(
+                    "node `{}`: probe `{}` can answer `{answer}`, which is not an option of this question (options: {})",
+                    q.id,
+                    probe.name,
+                    q.option_ids().join(", ")
+                ),
+            ));
+        }
+    }
 }
 
 fn check_evidence(tree: &DecisionTree, node: &Node, corpus: &Corpus, out: &mut Vec<Diagnostic>) {

@@ -58,6 +58,8 @@ pub enum Action {
     Export,
     /// Start the tree over, forgetting the saved walk.
     Restart,
+    /// Fill in what the probes settle, from the question on screen.
+    Probe,
 
     // Not from keys.
     /// The terminal's new size in columns and rows.
@@ -88,6 +90,8 @@ pub enum Action {
     IndexFailed(String),
     /// Syntax highlighting finished loading: render code in colour from now on.
     HighlighterReady,
+    /// The probe worker's findings, or why it could not probe.
+    Probed(Result<Arc<crate::probe::Findings>, String>),
 }
 
 /// The actions a user can bind to keys, with their names in `config.toml`.
@@ -126,6 +130,7 @@ pub const BINDABLE: &[(&str, Action)] = &[
     ("companion", Action::Companion),
     ("export", Action::Export),
     ("restart", Action::Restart),
+    ("probe", Action::Probe),
 ];
 
 impl Action {
@@ -141,6 +146,7 @@ impl Action {
                 | Action::IndexProgress { .. }
                 | Action::IndexReady { .. }
                 | Action::IndexFailed(_)
+                | Action::Probed(_)
         )
     }
 

@@ -53,6 +53,8 @@ pub enum Effect {
     SaveTranscript(Session),
     /// Ask the search worker for the hits of `text`.
     Query { generation: u64, text: String },
+    /// Run the probes on a worker thread; they answer with `Action::Probed`.
+    Probe,
 }
 
 impl PartialEq for Effect {
@@ -74,6 +76,7 @@ impl PartialEq for Effect {
                     text: y,
                 },
             ) => a == b && x == y,
+            (Effect::Probe, Effect::Probe) => true,
             _ => false,
         }
     }
@@ -310,6 +313,10 @@ impl App {
                     let text = self.search.input.text.trim().to_string();
                     self.effects.push(Effect::Query { generation, text });
                 }
+                return;
+            }
+            Action::Probed(result) => {
+                self.probed(result);
                 return;
             }
             Action::IndexFailed(message) => {

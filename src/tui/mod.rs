@@ -19,6 +19,7 @@ pub mod layout;
 pub mod library;
 pub mod logfile;
 pub mod page;
+pub mod probe_worker;
 pub mod reader;
 pub mod search;
 pub mod search_worker;
@@ -42,6 +43,7 @@ use crate::corpus::Corpus;
 use crate::decide::{self, SessionStore};
 use crate::diagnostic::Diagnostic;
 use crate::markdown::Highlighter;
+use crate::probe::ProbeOptions;
 use crate::theme::{Theme, terminal_has_truecolor};
 
 use action::Action;
@@ -70,10 +72,17 @@ pub enum Event {
 
 /// Loads everything that can fail, then runs the UI until the user quits.
 pub fn run(settings: &Settings) -> Result<(), TuiError> {
+    run_probing(settings, ProbeOptions::default())
+}
+
+/// `run`, with the probe key reading `probing` (an image root or a
+/// Dockerfile) instead of this machine.
+pub fn run_probing(settings: &Settings, probing: ProbeOptions) -> Result<(), TuiError> {
     if !io::stdout().is_terminal() {
         return Err(TuiError::NotATerminal);
     }
-    let (app, services) = prepare(settings)?;
+    let (app, mut services) = prepare(settings)?;
+    services.probing = probing;
     let log_path = app.log_path.clone();
     terminal::install_panic_hook(log_path);
     let mut tui = terminal::enter()?;
@@ -90,6 +99,8 @@ struct Services {
     store: Option<SessionStore>,
     /// Where the search index is cached.
     cache_dir: Option<PathBuf>,
+    /// What the probe key reads.
+    probing: ProbeOptions,
 }
 
 /// The part of start-up that may fail or print, done before raw mode.
@@ -174,6 +185,7 @@ fn prepare(settings: &Settings) -> Result<(App, Services), TuiError> {
         Services {
             store,
             cache_dir: settings.paths.cache_dir.clone(),
+            probing: ProbeOptions::default(),
         },
     ))
 }
@@ -240,6 +252,7 @@ fn spawn_highlighter(events: Sender<Event>, corpus: Arc<Corpus>, theme: Theme) {
 
 fn event_loop(tui: &mut terminal::Tui, mut app: App, services: &Services) -> Result<(), TuiError> {
     let (tx, rx): (Sender<Event>, Receiver<Event>) = mpsc::channel();
+    let probe_events = tx.clone();
     spawn_input(tx.clone())?;
     if app.theme.has_color() {
         spawn_highlighter(tx.clone(), Arc::clone(&app.corpus), app.theme.clone());
@@ -260,7 +273,14 @@ fn event_loop(tui: &mut terminal::Tui, mut app: App, services: &Services) -> Res
     let inside_tmux = std::env::var_os("TMUX").is_some_and(|v| !v.is_empty());
     loop {
         // Effects first: their reports change what the frame shows.
-        carry_out(tui, &mut app, services, queries.as_ref(), inside_tmux)?;
+        carry_out(
+            tui,
+            &mut app,
+            services,
+            queries.as_ref(),
+            &probe_events,
+            inside_tmux,
+        )?;
         tui.draw(|frame| views::draw(frame, &app))?;
         // Fault injection for the test that the panic hook restores the
         // terminal; debug builds only, so a release binary has no such switch.
@@ -321,6 +341,7 @@ fn carry_out(
     app: &mut App,
     services: &Services,
     queries: Option<&Sender<search_worker::Query>>,
+    events: &Sender<Event>,
     inside_tmux: bool,
 ) -> io::Result<()> {
     // Reports are applied after the loop: applying one may queue more effects.
@@ -336,6 +357,7 @@ fn carry_out(
                 Err(message) => reports.push((Level::Error, format!("not copied: {message}"))),
             },
             Effect::Mouse(on) => terminal::set_mouse(on)?,
+            Effect::Probe => probe_worker::spawn(services.probing.clone(), events.clone()),
             Effect::Query { generation, text } => {
                 if let Some(queries) = queries {
                     // A closed channel means the worker stopped; it has

@@ -9,8 +9,10 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use crate::corpus::Document;
-use crate::decide::{DecisionTree, Outcome, Session, Step};
+use crate::decide::probes::Settled;
+use crate::decide::{AnswerSource, DecisionTree, Outcome, Session, Step};
 use crate::markdown::{Highlighter, RenderOptions, render};
+use crate::probe::Findings;
 use crate::sources::{Origin, SourceFile};
 use crate::text::one_line;
 
@@ -32,6 +34,8 @@ pub struct Trees {
     pub return_to: Option<Screen>,
     /// Sessions and transcripts can be saved (there is a data folder).
     pub can_save: bool,
+    /// The probe worker is running.
+    pub probing: bool,
 }
 
 #[derive(Debug)]
@@ -163,7 +167,80 @@ impl App {
             }
             Action::HistoryBack => self.unanswer(),
             Action::Back => self.open_trees(),
+            Action::Probe => {
+                if !self.trees.probing {
+                    self.trees.probing = true;
+                    self.effects_push(Effect::Probe);
+                }
+                self.set_status(Level::Info, "probing…");
+            }
             _ => {}
+        }
+    }
+
+    /// The probe worker answered: from the question on screen, answer each
+    /// question whose probe is sure, marked as probed with its evidence, and
+    /// stop at the first one it cannot settle, saying why.
+    pub(super) fn probed(&mut self, result: Result<Arc<Findings>, String>) {
+        self.trees.probing = false;
+        let findings = match result {
+            Ok(findings) => findings,
+            Err(message) => {
+                self.set_status(Level::Error, format!("cannot probe: {message}"));
+                return;
+            }
+        };
+        for note in &findings.notes {
+            self.log
+                .events
+                .push(crate::text::sanitize(&note.to_string()));
+        }
+        let Some(walk) = self.trees.walk.as_mut().filter(|w| w.outcome.is_none()) else {
+            self.set_status(Level::Info, "probed, but no question is on screen");
+            return;
+        };
+        let mut answered = Vec::new();
+        let mut stopped = String::new();
+        while let Step::Question(q) = walk.session.current() {
+            let (id, probe) = (q.id.clone(), q.probe.clone());
+            let Some(named) = probe else {
+                stopped = format!("`{id}` needs your answer");
+                break;
+            };
+            let Some(probe) = crate::decide::probes::find(&named.name) else {
+                break;
+            };
+            match probe.settle(&findings) {
+                Settled::Answer { option, evidence } => {
+                    let source = AnswerSource::Probe { evidence };
+                    if walk.session.answer_from(&id, &option, source).is_err() {
+                        break;
+                    }
+                    answered.push(format!("{id}={option}"));
+                }
+                Settled::Unsure(reason) => {
+                    stopped = format!("`{id}` left open: {reason}");
+                    break;
+                }
+            }
+        }
+        walk.option = 0;
+        let message = if answered.is_empty() {
+            format!("probes answered nothing; {stopped}")
+        } else if stopped.is_empty() {
+            format!("probed {}", answered.join(", "))
+        } else {
+            format!("probed {}; {stopped}", answered.join(", "))
+        };
+        let level = if answered.is_empty() {
+            Level::Warning
+        } else {
+            Level::Ok
+        };
+        self.set_status(level, message);
+        if !answered.is_empty() {
+            self.save_progress();
+            self.refresh_outcome();
         }
     }
 
@@ -350,11 +427,19 @@ pub fn outcome_document(session: &Session, outcome: &Outcome) -> Document {
         for (i, step) in history.iter().enumerate() {
             let _ = writeln!(
                 md,
-                "{}. {} — **{}**",
+                "{}. {} — **{}**{}",
                 i + 1,
                 one_line(&step.question.text),
-                one_line(&step.option.label)
+                one_line(&step.option.label),
+                if step.source.is_probe() {
+                    " (probed)"
+                } else {
+                    ""
+                }
             );
+            for e in step.source.evidence() {
+                let _ = writeln!(md, "   - `{}`", one_line(e).replace('`', "'"));
+            }
         }
         md.push('\n');
     }

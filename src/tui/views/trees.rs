@@ -86,7 +86,14 @@ pub fn draw_walk(frame: &mut Frame<'_>, app: &App, body: Rect) {
         .session
         .history()
         .iter()
-        .map(|a| one_line(&a.option.label))
+        .map(|a| {
+            let label = one_line(&a.option.label);
+            if a.source.is_probe() {
+                format!("{label} (probed)")
+            } else {
+                label
+            }
+        })
         .collect();
     let crumbs = if crumbs.is_empty() {
         "first question".to_string()
@@ -140,6 +147,38 @@ pub fn draw_walk(frame: &mut Frame<'_>, app: &App, body: Rect) {
         why.push(Line::default());
         why.push(Line::from(Span::styled("How to find out", chrome.heading)));
         why.extend(text_lines(help));
+    }
+    let probed: Vec<_> = walk
+        .session
+        .history()
+        .into_iter()
+        .filter(|a| a.source.is_probe())
+        .collect();
+    if !probed.is_empty() {
+        why.push(Line::default());
+        why.push(Line::from(Span::styled(
+            "Probed answers (Backspace changes them)",
+            chrome.heading,
+        )));
+        for a in probed {
+            why.push(Line::from(format!(
+                "  {} → {}",
+                one_line(&a.question.text),
+                one_line(&a.option.label)
+            )));
+            for e in a.source.evidence() {
+                why.push(Line::from(Span::styled(
+                    format!("    {}", sanitize(e)),
+                    chrome.dim,
+                )));
+            }
+        }
+    } else if question.probe.is_some() {
+        why.push(Line::default());
+        why.push(Line::from(Span::styled(
+            "p: answer from this machine's files (probe)",
+            chrome.dim,
+        )));
     }
     if !question.evidence.is_empty() {
         why.push(Line::default());

@@ -1,0 +1,29 @@
+//! The probe worker: reads the machine's (or an image's, or a Dockerfile's)
+//! files on its own thread, so the probe key never blocks input or drawing,
+//! and reports the findings through the event channel.
+
+use std::sync::Arc;
+use std::sync::mpsc::Sender;
+use std::thread;
+
+use crate::probe::{self, ProbeOptions};
+
+use super::Event;
+use super::action::Action;
+
+/// Starts one probe run; its answer arrives as `Action::Probed`.
+pub fn spawn(options: ProbeOptions, events: Sender<Event>) {
+    let fallback = events.clone();
+    let spawned = thread::Builder::new().name("probe".into()).spawn(move || {
+        let started = std::time::Instant::now();
+        let result = probe::run(&options)
+            .map(Arc::new)
+            .map_err(|err| err.to_string());
+        log::info!("probed {} in {:?}", options.describe(), started.elapsed());
+        let _ = events.send(Event::Action(Action::Probed(result)));
+    });
+    if let Err(err) = spawned {
+        let message = format!("cannot start the probe thread: {err}");
+        let _ = fallback.send(Event::Action(Action::Probed(Err(message))));
+    }
+}

@@ -1,0 +1,617 @@
+//! Probes: each fact from a fixture root or Dockerfile, each probed question,
+//! `--answer` winning over a probe, and hostile inputs (symlinks out of the
+//! root, a 1 GB sparse METADATA, unreadable files, a FIFO, a 10,000-line or
+//! binary Dockerfile) reported with the file and line while the rest works.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::{fixture, home, lore};
+use serde_json::Value;
+
+fn json_of(args: &[&str]) -> (i32, Value, String) {
+    let home = home();
+    let out = lore(&home).args(args).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let value = serde_json::from_str(&stdout).unwrap_or(Value::Null);
+    (
+        out.status.code().unwrap_or(-1),
+        value,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn root(name: &str) -> String {
+    fixture(&format!("probe/{name}")).display().to_string()
+}
+
+/// The facts named `fact` as (value, evidence).
+fn facts(json: &Value, fact: &str) -> Vec<(String, Vec<String>)> {
+    json["facts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["fact"] == fact)
+        .map(|f| {
+            (
+                f["value"].as_str().unwrap().to_string(),
+                f["evidence"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|e| e.as_str().unwrap().to_string())
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+fn path_of(json: &Value) -> Vec<(String, String, String)> {
+    json["path"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["question"].as_str().unwrap().to_string(),
+                p["answer"].as_str().unwrap().to_string(),
+                p["source"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_pip_image_root_gives_torch_wheels_cupti_os_and_packages() {
+    let r = root("pip-root");
+    let (code, json, _) = json_of(&["probe", "--root", &r, "--json"]);
+    assert_eq!(code, 0, "{json}");
+    let site = format!("{r}/usr/local/lib/python3.11/site-packages");
+    assert_eq!(
+        facts(&json, "torch"),
+        [(
+            "2.5.1+cu124".into(),
+            vec![format!("{site}/torch/version.py:4")]
+        )]
+    );
+    assert_eq!(facts(&json, "torch.cuda")[0].0, "12.4");
+    assert_eq!(
+        facts(&json, "torch.install"),
+        [(
+            "wheel (pip)".into(),
+            vec![format!("{site}/torch-2.5.1+cu124.dist-info/INSTALLER:1")]
+        )]
+    );
+    assert_eq!(
+        facts(&json, "nvidia-wheel")[0].0,
+        "nvidia-cuda-cupti-cu12 12.4.127"
+    );
+    assert_eq!(facts(&json, "nvidia-wheel.libs")[0].0, "libcupti.so.12");
+    assert_eq!(
+        facts(&json, "libcupti")[0].0,
+        format!("{site}/nvidia/cuda_cupti/lib/libcupti.so.12 (wheel)")
+    );
+    assert_eq!(
+        facts(&json, "os"),
+        [(
+            "ubuntu 22.04 (Ubuntu 22.04.4 LTS)".into(),
+            vec![format!("{r}/etc/os-release:4")]
+        )]
+    );
+    assert_eq!(facts(&json, "container")[0].0, "container");
+    // Only installed packages: cuda-cupti-12-4 is `deinstall ok config-files`.
+    assert_eq!(
+        facts(&json, "apt-package"),
+        [(
+            "cuda-cudart-12-4 12.4.127-1".into(),
+            vec![format!("{r}/var/lib/dpkg/status:5")]
+        )]
+    );
+    assert!(facts(&json, "driver").is_empty(), "an image has no driver");
+}
+
+#[test]
+fn a_conda_image_root_gives_conda_torch_and_the_toolkit() {
+    let r = root("conda-root");
+    let (code, json, _) = json_of(&["probe", "--root", &r, "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        facts(&json, "torch.install"),
+        [(
+            "conda".into(),
+            vec![format!(
+                "{r}/opt/conda/conda-meta/pytorch-2.5.1-py3.11_cuda12.4_cudnn9.1.0_0.json"
+            )]
+        )]
+    );
+    // /usr/local/cuda is a link to cuda-12.4: one toolkit, named by its folder.
+    assert_eq!(
+        facts(&json, "cuda-toolkit"),
+        [(
+            format!("{r}/usr/local/cuda-12.4 12.4.1"),
+            vec![format!("{r}/usr/local/cuda-12.4/version.json:4")]
+        )]
+    );
+    assert_eq!(facts(&json, "nvcc").len(), 1);
+}
+
+#[test]
+fn a_dockerfile_gives_stages_installs_copies_env_and_the_final_stage() {
+    let f = root("source-build.Dockerfile");
+    let home = home();
+    let out = lore(&home)
+        .args(["probe", "--dockerfile", &f])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in [
+        "dockerfile.stage        stage 0 (builder): nvidia/cuda:12.4.1-devel-ubuntu22.04 (nvidia/cuda devel, CUDA 12.4.1, ubuntu22.04)",
+        "dockerfile.build        stage 0 (builder): python setup.py bdist_wheel",
+        "dockerfile.copy-from    stage 1 from builder: /pytorch/dist /dist",
+        "dockerfile.env          stage 1: LD_LIBRARY_PATH=/usr/local/cuda/lib64",
+        "dockerfile.final-stage  stage 1: nvidia/cuda cudnn-runtime, CUDA 12.4.1, ubuntu22.04",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line}\n{text}");
+    }
+    assert!(text.contains(&format!("{f}:4\n")), "{text}");
+}
+
+#[test]
+fn decide_probe_answers_what_it_can_and_stops_at_the_first_it_cannot() {
+    let r = root("pip-root");
+    let (code, json, _) = json_of(&["decide", "need-cupti", "--probe", "--root", &r, "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        path_of(&json),
+        [
+            ("torch-install".into(), "pip".into(), "probe".into()),
+            ("pip-import".into(), "works".into(), "probe".into()),
+        ]
+    );
+    assert_eq!(json["question"]["id"], "pip-profiling");
+    let evidence = json["path"][1]["evidence"][0].as_str().unwrap();
+    assert!(
+        evidence.ends_with("nvidia/cuda_cupti/lib/libcupti.so.12"),
+        "{evidence}"
+    );
+    assert_eq!(
+        json["probe"]["unsure"][0],
+        "question `pip-profiling` has no probe: it needs your answer"
+    );
+
+    // An explicit answer wins over the probe.
+    let (_, json, _) = json_of(&[
+        "decide",
+        "need-cupti",
+        "--probe",
+        "--root",
+        &r,
+        "--answer",
+        "torch-install=conda",
+        "--json",
+    ]);
+    assert_eq!(
+        path_of(&json),
+        [("torch-install".into(), "conda".into(), "user".into())]
+    );
+    assert_eq!(json["path"][0]["evidence"], Value::Array(vec![]));
+}
+
+#[test]
+fn a_pip_torch_without_the_cupti_wheel_fails_the_import() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&fixture("probe/pip-root"), dir.path());
+    let site = dir.path().join("usr/local/lib/python3.11/site-packages");
+    fs::remove_dir_all(site.join("nvidia")).unwrap();
+    fs::remove_dir_all(site.join("nvidia_cuda_cupti_cu12-12.4.127.dist-info")).unwrap();
+    let r = dir.path().display().to_string();
+    let (_, json, _) = json_of(&["decide", "need-cupti", "--probe", "--root", &r, "--json"]);
+    assert_eq!(
+        path_of(&json)[1],
+        ("pip-import".into(), "fails".into(), "probe".into())
+    );
+    assert_eq!(json["status"], "outcome");
+    assert_eq!(json["outcome"]["id"], "pip-reinstall-wheel");
+}
+
+#[test]
+fn the_final_base_comes_from_the_dockerfile_and_the_dpkg_status() {
+    let f = root("source-build.Dockerfile");
+    let (_, json, _) = json_of(&[
+        "decide",
+        "need-cupti",
+        "--probe",
+        "--dockerfile",
+        &f,
+        "--answer",
+        "source-linked=import-fails",
+        "--json",
+    ]);
+    assert_eq!(
+        path_of(&json),
+        [
+            ("torch-install".into(), "source".into(), "probe".into()),
+            ("source-linked".into(), "import-fails".into(), "user".into()),
+            ("final-base".into(), "runtime".into(), "probe".into()),
+        ]
+    );
+    assert_eq!(json["path"][2]["evidence"][0], format!("{f}:5"));
+    assert_eq!(json["question"]["id"], "apt-reachable");
+
+    // An image whose dpkg lists cuda-nvcc is a devel image.
+    let r = root("conda-root");
+    let (_, json, _) = json_of(&[
+        "decide",
+        "need-cupti",
+        "--probe",
+        "--root",
+        &r,
+        "--answer",
+        "torch-install=source",
+        "--answer",
+        "source-linked=import-fails",
+        "--json",
+    ]);
+    assert_eq!(
+        path_of(&json)[2],
+        ("final-base".into(), "devel".into(), "probe".into())
+    );
+}
+
+#[test]
+fn cuda_install_method_and_devel_as_runtime_probes() {
+    let f = root("source-build.Dockerfile");
+    let (_, json, _) = json_of(&[
+        "decide",
+        "cuda-install-method",
+        "--probe",
+        "--dockerfile",
+        &f,
+        "--json",
+    ]);
+    assert_eq!(
+        path_of(&json),
+        [("where".into(), "container".into(), "probe".into())]
+    );
+    let (_, json, _) = json_of(&[
+        "decide",
+        "cuda-install-method",
+        "--probe",
+        "--dockerfile",
+        &f,
+        "--answer",
+        "container-need=toolkit",
+        "--json",
+    ]);
+    assert_eq!(
+        path_of(&json)[2],
+        ("container-base".into(), "yes".into(), "probe".into())
+    );
+    assert_eq!(json["outcome"]["id"], "container-nvidia-base");
+
+    let (_, json, _) = json_of(&[
+        "decide",
+        "devel-as-runtime",
+        "--probe",
+        "--dockerfile",
+        &f,
+        "--answer",
+        "purpose=production",
+        "--answer",
+        "jit=none",
+        "--answer",
+        "tools=no",
+        "--answer",
+        "missing-lib=no",
+        "--json",
+    ]);
+    assert_eq!(
+        path_of(&json)[4],
+        ("custom-cuda".into(), "yes".into(), "probe".into())
+    );
+    assert_eq!(
+        json["path"][4]["evidence"][0],
+        format!("{f}:4 (python setup.py bdist_wheel)")
+    );
+}
+
+#[test]
+fn host_driver_reads_the_kernel_module_and_nvidia_smi_on_a_host_only() {
+    use lore::decide::probes::{Settled, find};
+    use lore::probe::{Findings, Found, RootFacts};
+    let host = |driver: bool, smi: bool, container: bool| Findings {
+        root: Some(RootFacts {
+            dir: "/".into(),
+            live: true,
+            container: Some(Found::new(container, "/.dockerenv")),
+            driver: driver
+                .then(|| Found::new("550.54.15".to_string(), "/proc/driver/nvidia/version:1")),
+            nvidia_smi: smi
+                .then(|| Found::new("/usr/bin/nvidia-smi".to_string(), "/usr/bin/nvidia-smi")),
+            ..RootFacts::default()
+        }),
+        ..Findings::default()
+    };
+    let probe = find("host-driver").unwrap();
+    let option = |f: &Findings| match probe.settle(f) {
+        Settled::Answer { option, .. } => option,
+        Settled::Unsure(why) => format!("unsure: {why}"),
+    };
+    assert_eq!(option(&host(true, true, false)), "yes");
+    assert_eq!(option(&host(true, false, false)), "no");
+    assert_eq!(option(&host(false, false, false)), "no");
+    assert!(option(&host(true, true, true)).starts_with("unsure: this is a container"));
+    let image = Findings {
+        root: Some(RootFacts {
+            dir: "/img".into(),
+            ..RootFacts::default()
+        }),
+        ..Findings::default()
+    };
+    assert!(option(&image).starts_with("unsure: the driver is the host's"));
+}
+
+#[test]
+fn the_transcript_records_probed_answers_with_evidence() {
+    let r = root("pip-root");
+    let home = home();
+    let file = home.path().join("t.md");
+    let out = lore(&home)
+        .args([
+            "decide",
+            "need-cupti",
+            "--probe",
+            "--root",
+            &r,
+            "--answer",
+            "pip-profiling=none",
+            "--transcript",
+        ])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let md = fs::read_to_string(&file).unwrap();
+    assert!(md.contains("   - Probed from: `"), "{md}");
+    assert!(
+        md.contains("torch-2.5.1+cu124.dist-info/INSTALLER:1`"),
+        "{md}"
+    );
+    assert_eq!(md.matches("Probed from").count(), 2, "{md}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("→ pip install torch from PyPI (Linux x86_64 wheel)  (probed)"),
+        "{text}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn hostile_roots_are_reported_and_the_rest_still_works() {
+    use std::os::unix::fs::{PermissionsExt, symlink};
+    let dir = tempfile::tempdir().unwrap();
+    let root_dir = dir.path().join("root");
+    copy_tree(&fixture("probe/pip-root"), &root_dir);
+    fs::write(
+        dir.path().join("secret-version.py"),
+        "__version__ = 'stolen'\n",
+    )
+    .unwrap();
+    let site = root_dir.join("usr/local/lib/python3.11/site-packages");
+    // torch/version.py leads out of the root.
+    fs::remove_file(site.join("torch/version.py")).unwrap();
+    symlink(
+        "../../../../../../../secret-version.py",
+        site.join("torch/version.py"),
+    )
+    .unwrap();
+    // A sparse 1 GB METADATA.
+    let meta =
+        fs::File::create(site.join("nvidia_cuda_cupti_cu12-12.4.127.dist-info/METADATA")).unwrap();
+    meta.set_len(1_000_000_000).unwrap();
+    drop(meta);
+    // os-release is a FIFO (opening it would block).
+    fs::remove_file(root_dir.join("etc/os-release")).unwrap();
+    rustix_mkfifo(&root_dir.join("etc/os-release"));
+    // An unreadable dpkg status.
+    let status = root_dir.join("var/lib/dpkg/status");
+    fs::set_permissions(&status, fs::Permissions::from_mode(0o000)).unwrap();
+    let privileged = fs::read(&status).is_ok();
+
+    let r = root_dir.display().to_string();
+    let (code, json, _) = json_of(&["probe", "--root", &r, "--json"]);
+    assert_eq!(code, 0, "{json}");
+    let notes: Vec<String> = json["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect();
+    let has = |needle: &str| notes.iter().any(|n| n.contains(needle));
+    assert!(
+        has(&format!(
+            "symlink {}/usr/local/lib/python3.11/site-packages/torch/version.py points outside the root",
+            r
+        )),
+        "{notes:#?}"
+    );
+    assert!(!json.to_string().contains("stolen"));
+    assert!(
+        has(
+            "nvidia_cuda_cupti_cu12-12.4.127.dist-info/METADATA:1: no `Version:` header in the first 64 KiB (the file is 1.0 GB)"
+        ),
+        "{notes:#?}"
+    );
+    assert!(
+        has(&format!("{r}/etc/os-release: not a regular file; not read")),
+        "{notes:#?}"
+    );
+    if !privileged {
+        assert!(
+            has(&format!("{r}/var/lib/dpkg/status: cannot read")),
+            "{notes:#?}"
+        );
+    }
+    // Everything else is still found.
+    assert_eq!(
+        facts(&json, "nvidia-wheel")[0].0,
+        "nvidia-cuda-cupti-cu12 12.4.127"
+    );
+    assert!(
+        facts(&json, "torch").is_empty(),
+        "nothing read from outside"
+    );
+    assert_eq!(facts(&json, "container")[0].0, "container");
+    fs::set_permissions(&status, fs::Permissions::from_mode(0o644)).unwrap();
+}
+
+#[test]
+fn hostile_dockerfiles_are_read_up_to_the_problem_and_say_where() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = dir.path().join("long.Dockerfile");
+    let mut text = String::from("FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\n");
+    for i in 0..10_000 {
+        text.push_str(&format!("RUN echo {i}\n"));
+    }
+    fs::write(&long, text).unwrap();
+    let path = long.display().to_string();
+    let (code, json, _) = json_of(&["probe", "--dockerfile", &path, "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        json["notes"][0],
+        format!(
+            "{path}:5001: more than 5000 lines: not plausibly a Dockerfile; read the first 5000"
+        )
+    );
+    assert!(facts(&json, "dockerfile.final-stage").is_empty());
+    let (_, json, _) = json_of(&[
+        "decide",
+        "need-cupti",
+        "--probe",
+        "--dockerfile",
+        &path,
+        "--answer",
+        "torch-install=source",
+        "--answer",
+        "source-linked=import-fails",
+        "--json",
+    ]);
+    assert_eq!(
+        json["question"]["id"], "final-base",
+        "an incomplete file decides nothing"
+    );
+    assert!(
+        json["probe"]["unsure"][0]
+            .as_str()
+            .unwrap()
+            .contains("was not read to the end")
+    );
+
+    let binary = dir.path().join("binary.Dockerfile");
+    fs::write(
+        &binary,
+        b"FROM ubuntu:22.04\nRUN pip install torch\n\x00\x01\x02ELF\n",
+    )
+    .unwrap();
+    let path = binary.display().to_string();
+    let (code, json, _) = json_of(&["probe", "--dockerfile", &path, "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        json["notes"][0],
+        format!(
+            "{path}:3: binary data (byte 0x00 at column 1): not Dockerfile text; read up to the line before"
+        )
+    );
+    assert_eq!(
+        facts(&json, "dockerfile.install")[0].0,
+        "stage 0: pip torch"
+    );
+
+    let (code, _, err) = json_of(&["probe", "--dockerfile", "/nonexistent/Dockerfile"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--dockerfile /nonexistent/Dockerfile: "),
+        "{err}"
+    );
+    let (code, _, err) = json_of(&["probe", "--root", "/nonexistent-root"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--root /nonexistent-root: "), "{err}");
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        let kind = entry.file_type().unwrap();
+        if kind.is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else if kind.is_symlink() {
+            #[cfg(unix)]
+            std::os::unix::fs::symlink(fs::read_link(entry.path()).unwrap(), &target).unwrap();
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+#[cfg(unix)]
+fn rustix_mkfifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// The TUI: `p` on a question asks for a probe run (an effect the event loop
+/// hands to the probe worker), and the findings fill in what they settle,
+/// marked as probed; Backspace still changes a probed answer.
+#[test]
+fn the_tui_probe_key_fills_in_probed_answers() {
+    use std::sync::Arc;
+
+    use lore::decide::Step;
+    use lore::tui::action::Action;
+    use lore::tui::app::Effect;
+
+    let mut app = common::shipped_app(lore::theme::Theme::plain(), 100, 30);
+    app.update(Action::Trees);
+    let n = app
+        .trees
+        .list
+        .iter()
+        .position(|t| t.id == "need-cupti")
+        .unwrap();
+    app.update(Action::Choose(n + 1));
+    let key = app
+        .action_for_key(lore::tui::keymap::Key::Char('p'))
+        .unwrap();
+    assert_eq!(key, Action::Probe);
+    app.update(key);
+    assert_eq!(app.take_effects(), vec![Effect::Probe]);
+
+    let findings = lore::probe::run(&lore::probe::ProbeOptions {
+        root: Some(fixture("probe/pip-root")),
+        dockerfile: None,
+    })
+    .unwrap();
+    app.update(Action::Probed(Ok(Arc::new(findings))));
+    let walk = app.trees.walk.as_ref().unwrap();
+    assert_eq!(
+        walk.session.path(),
+        [
+            ("torch-install".to_string(), "pip".to_string()),
+            ("pip-import".to_string(), "works".to_string())
+        ]
+    );
+    assert!(walk.session.sources().iter().all(|s| s.is_probe()));
+    assert!(matches!(walk.session.current(), Step::Question(q) if q.id == "pip-profiling"));
+
+    app.update(Action::HistoryBack);
+    let walk = app.trees.walk.as_ref().unwrap();
+    assert_eq!(walk.session.path().len(), 1);
+}
