@@ -9,7 +9,9 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use lore::probe::{ProbeOptions, run};
 
 fn fixture(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/probe").join(rel)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/probe")
+        .join(rel)
 }
 
 fn bench(c: &mut Criterion) {
@@ -24,9 +26,7 @@ fn bench(c: &mut Criterion) {
         root: None,
         dockerfile: Some(fixture("source-build.Dockerfile")),
     };
-    c.bench_function("probe/dockerfile", |b| {
-        b.iter(|| run(&dockerfile).unwrap())
-    });
+    c.bench_function("probe/dockerfile", |b| b.iter(|| run(&dockerfile).unwrap()));
 }
 
 criterion_group!(benches, bench);

@@ -615,3 +615,38 @@ fn the_tui_probe_key_fills_in_probed_answers() {
     let walk = app.trees.walk.as_ref().unwrap();
     assert_eq!(walk.session.path().len(), 1);
 }
+
+/// A walk saved with probed answers resumes with them still marked as probed
+/// and their evidence, so the transcript written later still says so.
+#[test]
+fn saved_walks_keep_probed_answers_and_their_evidence() {
+    use lore::decide::{AnswerSource, Session, SessionStore};
+    let corpus = lore::corpus::Corpus::load(&lore::sources::SourceSet {
+        builtin: Some(&lore::sources::BUILTIN_KNOWLEDGE),
+        overlays: vec![],
+    });
+    let (trees, _) = lore::decide::load_trees(
+        &lore::sources::SourceSet {
+            builtin: Some(&lore::sources::BUILTIN_TREES),
+            overlays: vec![],
+        },
+        &corpus,
+    );
+    let tree = lore::decide::find_tree(&trees, "need-cupti").unwrap();
+    let mut session = Session::new(tree);
+    let probed = AnswerSource::Probe {
+        evidence: vec![
+            "/venv/lib/python3.11/site-packages/torch-2.5.1.dist-info/INSTALLER:1".into(),
+        ],
+    };
+    session
+        .answer_from("torch-install", "pip", probed.clone())
+        .unwrap();
+    session.answer("pip-import", "works").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path());
+    store.save(&session).unwrap();
+    let resumed = store.resume(tree).unwrap().unwrap().session;
+    assert_eq!(resumed.path(), session.path());
+    assert_eq!(resumed.sources(), [probed, AnswerSource::User]);
+}

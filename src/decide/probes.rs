@@ -143,7 +143,7 @@ fn combine(root: Option<Settled>, file: Option<Settled>) -> Settled {
 fn torch_install(f: &Findings) -> Settled {
     combine(
         f.root.as_ref().map(torch_install_root),
-        f.dockerfile.as_ref().map(|d| torch_install_dockerfile(d)),
+        f.dockerfile.as_ref().map(torch_install_dockerfile),
     )
 }
 
@@ -299,7 +299,7 @@ fn cupti_import(f: &Findings) -> Settled {
 fn final_base(f: &Findings) -> Settled {
     combine(
         f.root.as_ref().map(final_base_root),
-        f.dockerfile.as_ref().map(|d| final_base_dockerfile(d)),
+        f.dockerfile.as_ref().map(final_base_dockerfile),
     )
 }
 

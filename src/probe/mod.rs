@@ -235,7 +235,11 @@ impl Findings {
                     std::slice::from_ref(&w.evidence),
                 );
                 if !w.libs.is_empty() {
-                    push("nvidia-wheel.libs", w.libs.join(" "), &[w.lib_dir.clone()]);
+                    push(
+                        "nvidia-wheel.libs",
+                        w.libs.join(" "),
+                        std::slice::from_ref(&w.lib_dir),
+                    );
                 }
             }
             for c in &root.cupti {

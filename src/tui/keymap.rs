@@ -409,7 +409,7 @@ pub fn defaults() -> Vec<Binding> {
         (M::Walk, N(Down), A::Down, "next option"),
         (M::Walk, C('k'), A::Up, "previous option"),
         (M::Walk, N(Up), A::Up, "previous option"),
-        (M::Walk, C('p'), A::Probe, "fill in what the probes settle"),
+        (M::Walk, C('p'), A::Probe, "answer from probes"),
         (M::Walk, N(Backspace), A::HistoryBack, "previous question"),
         (M::Walk, N(Esc), A::Back, "tree list"),
         //

@@ -176,7 +176,7 @@ pub fn draw_walk(frame: &mut Frame<'_>, app: &App, body: Rect) {
     } else if question.probe.is_some() {
         why.push(Line::default());
         why.push(Line::from(Span::styled(
-            "p: answer from this machine's files (probe)",
+            "p: answer from evidence (built-in probe)",
             chrome.dim,
         )));
     }
