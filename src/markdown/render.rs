@@ -890,10 +890,9 @@ fn cut_left(spans: Vec<Span<'static>>, columns: usize) -> Vec<Span<'static>> {
 
 /// The longest prefix of `text` no wider than `width` columns.
 fn truncate(text: &str, width: usize) -> String {
-    use unicode_segmentation::UnicodeSegmentation;
     let mut out = String::new();
     let mut used = 0;
-    for g in text.graphemes(true) {
+    for g in crate::text::units(text) {
         let w = wrap::width(g);
         if used + w > width {
             break;
