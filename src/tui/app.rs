@@ -238,6 +238,19 @@ impl App {
         self.effects.push(effect);
     }
 
+    /// Queues a copy of `text` as a user sees and would type it
+    /// (`text::for_clipboard`) and returns what the status line adds: empty,
+    /// or how many characters were left out.
+    pub(super) fn copy(&mut self, text: &str) -> String {
+        let (clean, removed) = crate::text::for_clipboard(text);
+        self.effects_push(Effect::Copy(clean));
+        match removed {
+            0 => String::new(),
+            1 => "; left out 1 control or invisible character".to_string(),
+            n => format!("; left out {n} control or invisible characters"),
+        }
+    }
+
     pub fn set_status(&mut self, level: Level, text: impl Into<String>) {
         let text = sanitize(&text.into()).replace('\n', " ");
         if matches!(level, Level::Warning | Level::Error) {

@@ -76,6 +76,7 @@ pub fn run(settings: &Settings) -> Result<(), TuiError> {
     let (app, services) = prepare(settings)?;
     let log_path = app.log_path.clone();
     terminal::install_panic_hook(log_path);
+    terminal::restore_on_signals()?;
     let mut tui = terminal::enter()?;
     let result = event_loop(&mut tui, app, &services);
     terminal::restore();

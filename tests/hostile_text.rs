@@ -1,0 +1,160 @@
+//! Hostile text in files, file names and trees, and where it must not go:
+//! the clipboard, the JSON a script reads, the lines a user or a grep reads.
+//! Each test is one way a red-team run broke lore.
+
+mod common;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use common::{home, lore};
+use lore::sources::SourceSet;
+use lore::theme::Theme;
+use lore::tui::app::{App, AppInit, Effect};
+use lore::tui::keymap::Key;
+
+fn write(path: &Path, text: &str) {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).unwrap();
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+/// The TUI's app on these folders only, as `lore --no-builtin` starts it.
+fn app_on(knowledge: &Path, trees: &Path) -> App {
+    let corpus = lore::corpus::Corpus::load(&SourceSet {
+        builtin: None,
+        overlays: vec![knowledge.to_path_buf()],
+    });
+    let loaded = lore::decide::load(
+        &SourceSet {
+            builtin: None,
+            overlays: vec![trees.to_path_buf()],
+        },
+        &corpus,
+    );
+    assert!(
+        loaded.diagnostics.iter().all(|d| !d.is_error()),
+        "{:?}",
+        loaded.diagnostics
+    );
+    App::new(AppInit {
+        corpus: Arc::new(corpus),
+        keys: lore::tui::keymap::KeyMap::default(),
+        theme: Theme::plain(),
+        mouse: false,
+        warnings: Vec::new(),
+        log_path: None,
+        size: ratatui::layout::Size::new(100, 30),
+        trees: loaded.trees,
+        sessions: Vec::new(),
+        can_save: false,
+    })
+}
+
+fn press(app: &mut App, keys: &[&str]) {
+    for name in keys {
+        let key = Key::parse(name).expect("a key name");
+        if let Some(action) = app.action_for_key(key) {
+            app.update(action);
+        }
+    }
+}
+
+fn copies(app: &mut App) -> Vec<String> {
+    app.take_effects()
+        .into_iter()
+        .filter_map(|e| match e {
+            Effect::Copy(text) => Some(text),
+            _ => None,
+        })
+        .collect()
+}
+
+fn status(app: &App) -> String {
+    app.status
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default()
+}
+
+const HOSTILE_BLOCK: &str = "# Hostile\n\n```bash\nprintf 'x \u{1b}[201~ y'\r\necho ok # \u{202e}\u{2066}txt\u{200b}\u{9b}\n\tindented\n```\n\n<https://example.org/a\u{200d}b>\n";
+const HOSTILE_TREE: &str = r#"[tree]
+id = "hostile"
+title = "Hostile"
+summary = "A tree with control characters in its commands"
+start = "q"
+
+[nodes.q]
+kind = "question"
+text = "Which?"
+why = "Because"
+[[nodes.q.options]]
+id = "a"
+label = "A"
+next = "out"
+
+[nodes.out]
+kind = "outcome"
+title = "Out"
+verdict = "Run it"
+[[nodes.out.actions]]
+label = "the command"
+lang = "bash"
+code = "printf 'x \u001b[201~ y'\u202e\u2066"
+
+[[tests]]
+answers = { q = "a" }
+expect = "out"
+"#;
+
+/// A block showing `printf 'x ^[[201~ y'` copied a real `ESC [201~`, which
+/// ends a bracketed paste early in a terminal that does not filter pastes:
+/// the rest would run as typed. `y`, `Y`, `c` and the outcome's `y` copy
+/// what a user sees and would type, and say what was left out.
+#[test]
+fn copies_carry_no_control_or_invisible_characters() {
+    let knowledge = tempfile::tempdir().unwrap();
+    write(&knowledge.path().join("hostile.md"), HOSTILE_BLOCK);
+    let trees = tempfile::tempdir().unwrap();
+    write(&trees.path().join("hostile.toml"), HOSTILE_TREE);
+    let mut a = app_on(knowledge.path(), trees.path());
+    let clean = "printf 'x [201~ y'\necho ok # txt\n\tindented\n";
+
+    press(&mut a, &["enter"]);
+    let _ = a.take_effects();
+    press(&mut a, &["y"]);
+    assert_eq!(copies(&mut a), vec![clean]);
+    assert!(
+        status(&a).ends_with("; left out 5 control or invisible characters"),
+        "{}",
+        status(&a)
+    );
+
+    press(&mut a, &["Y", "1"]);
+    assert_eq!(copies(&mut a), vec![clean]);
+    assert!(status(&a).contains("left out 5"), "{}", status(&a));
+
+    press(&mut a, &["tab", "c"]);
+    assert_eq!(copies(&mut a), vec!["https://example.org/ab"]);
+    assert!(status(&a).contains("left out 1 control"), "{}", status(&a));
+
+    press(&mut a, &["d", "1", "1"]);
+    let _ = a.take_effects();
+    press(&mut a, &["y"]);
+    assert_eq!(copies(&mut a), vec!["printf 'x [201~ y'\n"]);
+    assert!(status(&a).contains("left out 3"), "{}", status(&a));
+
+    // Nothing to leave out: nothing said.
+    press(&mut a, &["x"]);
+    let transcript = copies(&mut a);
+    assert_eq!(transcript.len(), 1);
+    assert!(
+        !transcript[0]
+            .chars()
+            .any(|c| c != '\n' && c != '\t' && lore::text::needs_escape(c)),
+        "{:?}",
+        transcript[0]
+    );
+    assert!(!status(&a).contains("left out"), "{}", status(&a));
+}
