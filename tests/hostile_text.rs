@@ -158,3 +158,69 @@ fn copies_carry_no_control_or_invisible_characters() {
     );
     assert!(!status(&a).contains("left out"), "{}", status(&a));
 }
+
+/// Output holding no character a terminal acts on or that hides itself:
+/// only printable text and newlines.
+fn assert_inert(what: &str, bytes: &[u8]) {
+    let text = String::from_utf8_lossy(bytes);
+    assert!(
+        !text
+            .chars()
+            .any(|c| c != '\n' && (c.is_control() || lore::text::needs_escape(c))),
+        "{what} reached the terminal raw: {text:?}"
+    );
+}
+
+/// `lore search --json` printed bidirectional overrides raw in `path`,
+/// `title` and `heading`, while `lore decide --json` rewrote values to
+/// caret notation. One rule now: exact values, JSON-escaped (`\u202e`).
+#[test]
+fn every_json_output_has_exact_values_escaped() {
+    let knowledge = tempfile::tempdir().unwrap();
+    let name = "evil\u{202e}dm.md";
+    write(
+        &knowledge.path().join(name),
+        "# Title \u{2066}x\u{2069} \u{200b}\n\n## Sec \u{1b}[2J\u{9b}\n\nmarker text\n",
+    );
+    let trees = tempfile::tempdir().unwrap();
+    write(
+        &trees.path().join("hostile.toml"),
+        &HOSTILE_TREE.replace("title = \"Hostile\"", "title = \"Hostile \\u001b[31m\\u202e\""),
+    );
+    let home = home();
+    let out = lore(&home)
+        .args(["search", "--json", "--no-builtin", "--knowledge"])
+        .arg(knowledge.path())
+        .arg("marker")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_inert("search --json", &out.stdout);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("evil\\u202edm.md"));
+    let hits: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(hits[0]["path"], name);
+    assert_eq!(hits[0]["title"], "Title \u{2066}x\u{2069} \u{200b}");
+    assert_eq!(
+        hits[0]["heading"],
+        "Title \u{2066}x\u{2069} \u{200b} › Sec \u{1b}[2J\u{9b}"
+    );
+
+    let decide = |args: &[&str]| {
+        let out = lore(&home)
+            .args(["decide", "--no-builtin", "--trees"])
+            .arg(trees.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert_inert(&format!("decide {args:?}"), &out.stdout);
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let list = decide(&["--json"]);
+    assert_eq!(list[0]["title"], "Hostile \u{1b}[31m\u{202e}");
+    let walked = decide(&["hostile", "--answer", "q=a", "--json"]);
+    assert_eq!(
+        walked["outcome"]["actions"][0]["code"],
+        "printf 'x \u{1b}[201~ y'\u{202e}\u{2066}"
+    );
+}

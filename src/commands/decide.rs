@@ -154,9 +154,9 @@ fn list(trees: &[DecisionTree], json: bool, color: bool) -> anyhow::Result<u8> {
         let list: Vec<TreeJson> = trees
             .iter()
             .map(|t| TreeJson {
-                id: sanitize(&t.id),
-                title: sanitize(&t.title),
-                summary: sanitize(&t.summary),
+                id: t.id.clone(),
+                title: t.title.clone(),
+                summary: t.summary.clone(),
             })
             .collect();
         super::write_json(&mut out, &list)?;
@@ -167,7 +167,7 @@ fn list(trees: &[DecisionTree], json: bool, color: bool) -> anyhow::Result<u8> {
             writeln!(
                 out,
                 "{}  {}",
-                style.bold(&format!("{:<width$}", sanitize(&t.id))),
+                style.bold(&format!("{:<width$}", t.id)).clone(),
                 one_line(&t.title)
             )?;
             writeln!(out, "{:width$}  {}", "", one_line(&t.summary))?;
@@ -179,7 +179,8 @@ fn list(trees: &[DecisionTree], json: bool, color: bool) -> anyhow::Result<u8> {
 
 /// The JSON of `lore decide TREE --json`: where the session stands and how it
 /// got there. Structs rather than `json!` so keys keep this order. Strings are
-/// sanitized like every other output.
+/// the tree's exact values; `write_json` escapes what a terminal could act
+/// on or hide (`\u001b`, `\u202e`), as in every `--json` output.
 #[derive(Serialize)]
 struct SessionJson {
     tree: String,
@@ -239,24 +240,24 @@ fn session_json(session: &Session) -> SessionJson {
         .path()
         .iter()
         .map(|(q, o)| AnswerJson {
-            question: sanitize(q),
-            answer: sanitize(o),
+            question: q.clone(),
+            answer: o.clone(),
         })
         .collect();
     let (status, question, outcome) = match session.current() {
         Step::Question(q) => (
             "question",
             Some(QuestionJson {
-                id: sanitize(&q.id),
-                text: sanitize(&q.text),
-                why: sanitize(&q.why),
-                help: q.help.as_deref().map(sanitize),
+                id: q.id.clone(),
+                text: q.text.clone(),
+                why: q.why.clone(),
+                help: q.help.clone(),
                 options: q
                     .options
                     .iter()
                     .map(|o| OptionJson {
-                        id: sanitize(&o.id),
-                        label: sanitize(&o.label),
+                        id: o.id.clone(),
+                        label: o.label.clone(),
                     })
                     .collect(),
             }),
@@ -266,25 +267,25 @@ fn session_json(session: &Session) -> SessionJson {
             "outcome",
             None,
             Some(OutcomeJson {
-                id: sanitize(&o.id),
-                title: sanitize(&o.title),
-                verdict: sanitize(&o.verdict),
-                body: sanitize(&o.body),
+                id: o.id.clone(),
+                title: o.title.clone(),
+                verdict: o.verdict.clone(),
+                body: o.body.clone(),
                 actions: o
                     .actions
                     .iter()
                     .map(|a| ActionJson {
-                        label: sanitize(&a.label),
-                        lang: sanitize(&a.lang),
-                        code: sanitize(&a.code),
+                        label: a.label.clone(),
+                        lang: a.lang.clone(),
+                        code: a.code.clone(),
                     })
                     .collect(),
-                evidence: o.evidence.iter().map(|e| sanitize(&e.link)).collect(),
+                evidence: o.evidence.iter().map(|e| e.link.clone()).collect(),
             }),
         ),
     };
     SessionJson {
-        tree: sanitize(&session.tree().id),
+        tree: session.tree().id.clone(),
         status,
         question,
         outcome,
