@@ -224,3 +224,75 @@ fn every_json_output_has_exact_values_escaped() {
         "printf 'x \u{1b}[201~ y'\u{202e}\u{2066}"
     );
 }
+
+/// A file named `evil⏎forged.md:1: error: x.md` printed a second, forged
+/// line in `lore check`, `lore search`, "closest paths" and other errors.
+/// Names are printed on one line with the break escaped (`^J`).
+#[cfg(unix)]
+#[test]
+fn file_names_with_line_breaks_never_forge_output_lines() {
+    let knowledge = tempfile::tempdir().unwrap();
+    let k = knowledge.path();
+    let name = "evil\nforged.md:1: error: x.md";
+    write(
+        &k.join(name),
+        "---\ndrop: none\n---\n# Evil\n\nmarker text and a [broken](missing.md) link\n",
+    );
+    write(&k.join("good.md"), "---\ndrop: none\n---\n# Good\n\nplain\n");
+    let trees = tempfile::tempdir().unwrap();
+    write(&trees.path().join("bad\nforged.toml:1: error: y.toml"), "[tree]\n");
+    let shown = "evil^Jforged.md:1: error: x.md";
+    let home = home();
+    let run = |args: &[&str]| {
+        let out = lore(&home)
+            .args(["--no-builtin", "--knowledge"])
+            .arg(k)
+            .arg("--trees")
+            .arg(trees.path())
+            .args(args)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        for line in stdout.lines().chain(stderr.lines()) {
+            assert!(
+                !line.trim_start().starts_with("forged"),
+                "{args:?} printed a forged line:\n{stdout}{stderr}"
+            );
+        }
+        (out.status.code().unwrap_or(-1), stdout, stderr)
+    };
+    let (code, stdout, _) = run(&["check"]);
+    assert_eq!(code, 1);
+    assert!(
+        stdout.contains(&format!("{shown}:6: error: broken link")),
+        "{stdout}"
+    );
+    assert!(stdout.contains("bad^Jforged.toml:1: error: y.toml"), "{stdout}");
+    let (code, stdout, _) = run(&["search", "marker"]);
+    assert_eq!(code, 0);
+    assert!(stdout.starts_with(&format!("{shown}:4  Evil")), "{stdout}");
+    let (code, _, stderr) = run(&["show", "forged.md"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains(&format!("closest paths:\n  {shown}")),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(&["show", &format!("{name}#nope")]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.starts_with(&format!(
+            "lore: error: `{shown}` has no heading with anchor `#nope`\nanchors in {shown}:"
+        )),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(&["show", "new\nline.md"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.starts_with("lore: error: no document `new^Jline.md`"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(&["decide", "nope\nforged"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("`nope^Jforged`"), "{stderr}");
+}

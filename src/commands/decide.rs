@@ -13,7 +13,7 @@ use crate::cli::{DecideArgs, GraphFormat};
 use crate::config::Settings;
 use crate::corpus::Corpus;
 use crate::decide::{self, DecisionTree, Outcome, Question, Session, SessionStore, Step};
-use crate::text::{one_line, sanitize};
+use crate::text::{inline, one_line, sanitize};
 
 use super::{EXIT_OK, EXIT_USAGE, stdout};
 
@@ -31,7 +31,7 @@ pub fn run(settings: &Settings, args: &DecideArgs) -> anyhow::Result<u8> {
             "lore: warning: {} decision tree file{} with errors skipped ({}); `lore check` shows why",
             skipped.len(),
             if skipped.len() == 1 { "" } else { "s" },
-            sanitize(&skipped.into_iter().collect::<Vec<_>>().join(", "))
+            inline(&skipped.into_iter().collect::<Vec<_>>().join(", "))
         );
     }
 
@@ -41,7 +41,7 @@ pub fn run(settings: &Settings, args: &DecideArgs) -> anyhow::Result<u8> {
     let tree = match decide::find_tree(&loaded.trees, id) {
         Ok(tree) => tree,
         Err(err) => {
-            eprintln!("lore: error: {}", sanitize(&err.to_string()));
+            eprintln!("lore: error: {}", inline(&err.to_string()));
             return Ok(EXIT_USAGE);
         }
     };
@@ -79,7 +79,7 @@ pub fn run(settings: &Settings, args: &DecideArgs) -> anyhow::Result<u8> {
             writeln!(
                 out,
                 "Transcript written to {}",
-                sanitize(&file.display().to_string())
+                inline(&file.display().to_string())
             )?;
         }
         return Ok(EXIT_OK);
@@ -91,12 +91,12 @@ pub fn run(settings: &Settings, args: &DecideArgs) -> anyhow::Result<u8> {
             for question in unused {
                 eprintln!(
                     "lore: warning: question `{}` is not on this path; its answer was not used",
-                    sanitize(&question)
+                    inline(&question)
                 );
             }
         }
         Err(err) => {
-            eprintln!("lore: error: {}", sanitize(&err.to_string()));
+            eprintln!("lore: error: {}", inline(&err.to_string()));
             return Ok(EXIT_USAGE);
         }
     }
@@ -104,7 +104,7 @@ pub fn run(settings: &Settings, args: &DecideArgs) -> anyhow::Result<u8> {
         write_transcript(&session, file)?;
         eprintln!(
             "lore: transcript written to {}",
-            sanitize(&file.display().to_string())
+            inline(&file.display().to_string())
         );
     }
     let mut out = stdout();
@@ -121,7 +121,7 @@ pub fn run(settings: &Settings, args: &DecideArgs) -> anyhow::Result<u8> {
                 let answers: Vec<String> = q
                     .options
                     .iter()
-                    .map(|o| sanitize(&format!("{}={}", q.id, o.id)))
+                    .map(|o| inline(&format!("{}={}", q.id, o.id)))
                     .collect();
                 let width = answers.iter().map(|a| a.chars().count()).max().unwrap_or(0);
                 for (i, (option, answer)) in q.options.iter().zip(&answers).enumerate() {
@@ -342,7 +342,7 @@ fn print_header(out: &mut impl Write, session: &Session, style: Style) -> io::Re
         out,
         "{} {}",
         style.bold(&one_line(&tree.title)),
-        style.dim(&format!("({})", sanitize(&tree.id)))
+        style.dim(&format!("({})", inline(&tree.id)))
     )?;
     let history = session.history();
     // At an outcome the full "how we got here" replaces the breadcrumbs.
@@ -384,8 +384,8 @@ fn print_evidence(
             None => Some(doc.title.clone()),
         });
         match heading {
-            Some(heading) => writeln!(out, "    {}  {}", sanitize(&e.link), one_line(&heading))?,
-            None => writeln!(out, "    {}", sanitize(&e.link))?,
+            Some(heading) => writeln!(out, "    {}  {}", inline(&e.link), one_line(&heading))?,
+            None => writeln!(out, "    {}", inline(&e.link))?,
         }
     }
     Ok(())
@@ -427,7 +427,7 @@ fn print_outcome(
         let related: Vec<String> = o
             .related
             .iter()
-            .map(|r| format!("lore decide {}", sanitize(&r.tree)))
+            .map(|r| format!("lore decide {}", inline(&r.tree)))
             .collect();
         writeln!(out, "\n  Related: {}", related.join(", "))?;
     }
@@ -474,7 +474,7 @@ pub(crate) fn walk(
                 write!(
                     out,
                     "You have an unfinished `{}` session ({n} answer{}). Resume it? [Y/n] ",
-                    sanitize(&tree.id),
+                    inline(&tree.id),
                     if n == 1 { "" } else { "s" }
                 )?;
                 out.flush()?;
@@ -500,7 +500,7 @@ pub(crate) fn walk(
             Err(err) => writeln!(
                 out,
                 "(saved session ignored: {})",
-                sanitize(&err.to_string())
+                inline(&err.to_string())
             )?,
         }
     }
@@ -516,7 +516,7 @@ pub(crate) fn walk(
                 writeln!(
                     out,
                     "(could not save the session: {})",
-                    sanitize(&err.to_string())
+                    inline(&err.to_string())
                 )?;
             }
         }
@@ -584,12 +584,12 @@ pub(crate) fn walk(
                                     Ok(file) => writeln!(
                                         out,
                                         "Transcript written to {}",
-                                        sanitize(&file.display().to_string())
+                                        inline(&file.display().to_string())
                                     )?,
                                     Err(err) => writeln!(
                                         out,
                                         "Cannot write the transcript: {}",
-                                        sanitize(&err.to_string())
+                                        inline(&err.to_string())
                                     )?,
                                 }
                             }
@@ -624,7 +624,7 @@ fn quit(
         writeln!(
             out,
             "Session kept; `lore decide {}` offers to resume it.",
-            sanitize(id)
+            inline(id)
         )?;
     } else if store.is_some() {
         writeln!(

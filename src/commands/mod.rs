@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 use crate::cli::{Cli, Command};
 use crate::config::Settings;
-use crate::text::sanitize;
+use crate::text::{inline, sanitize};
 
 /// Exit codes shared by every verb.
 pub const EXIT_OK: u8 = 0;
@@ -26,7 +26,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Ok(settings) => settings,
         Err(err) => {
             // Names a folder from the config file, the environment or a flag.
-            eprintln!("lore: error: {}", sanitize(&err.to_string()));
+            eprintln!("lore: error: {}", inline(&err.to_string()));
             return ExitCode::from(EXIT_USAGE);
         }
     };
@@ -42,7 +42,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(err) if is_broken_pipe(&err) => ExitCode::from(EXIT_OK),
         Err(err) => {
-            eprintln!("lore: error: {}", sanitize(&format!("{err:#}")));
+            eprintln!("lore: error: {}", inline(&format!("{err:#}")));
             ExitCode::from(EXIT_USAGE)
         }
     }
@@ -133,8 +133,8 @@ pub fn write_diagnostics(
             (true, Severity::Error) => "\x1b[1;31merror\x1b[0m".to_string(),
             (true, Severity::Warning) => "\x1b[1;33mwarning\x1b[0m".to_string(),
         };
-        let message = sanitize(&d.message);
-        let location = sanitize(&location);
+        let message = inline(&d.message);
+        let location = inline(&location);
         writeln!(out, "{location}: {label}: {message}")?;
     }
     Ok(())

@@ -9,7 +9,7 @@ use crate::config::Settings;
 use crate::corpus::{Corpus, Document};
 use crate::diagnostic::Diagnostic;
 use crate::markdown::{Highlighter, RenderOptions, render, write_ansi};
-use crate::text::sanitize;
+use crate::text::inline;
 use crate::theme::{Theme, terminal_has_truecolor};
 
 use super::{EXIT_OK, EXIT_USAGE, stdout};
@@ -27,7 +27,7 @@ pub fn run(settings: &Settings, args: &ShowArgs) -> anyhow::Result<u8> {
     if path.trim().is_empty() {
         eprintln!(
             "lore: error: `{}` names no document: expected PATH[#ANCHOR], e.g. {EXAMPLE}",
-            sanitize(&args.target)
+            inline(&args.target)
         );
         return Ok(EXIT_USAGE);
     }
@@ -35,20 +35,20 @@ pub fn run(settings: &Settings, args: &ShowArgs) -> anyhow::Result<u8> {
         if let Some(problem) = skipped(&corpus, path) {
             eprintln!(
                 "lore: error: `{}` could not be loaded\n{}",
-                sanitize(path),
-                sanitize(&problem.to_string())
+                inline(path),
+                inline(&problem.to_string())
             );
             return Ok(EXIT_USAGE);
         }
         let mut message = format!(
             "lore: error: no document `{}` in the knowledge",
-            sanitize(path)
+            inline(path)
         );
         let closest = corpus.closest_paths(path, SUGGESTIONS);
         if !closest.is_empty() {
             message.push_str("\nclosest paths:");
             for p in closest {
-                message.push_str(&format!("\n  {}", sanitize(p)));
+                message.push_str(&format!("\n  {}", inline(p)));
             }
         }
         eprintln!("{message}");
@@ -149,17 +149,17 @@ fn skipped<'c>(corpus: &'c Corpus, query: &str) -> Option<&'c Diagnostic> {
 fn unknown_anchor(doc: &Document, anchor: &str) -> String {
     let mut message = format!(
         "lore: error: `{}` has no heading with anchor `#{}`",
-        sanitize(&doc.path),
-        sanitize(anchor)
+        inline(&doc.path),
+        inline(anchor)
     );
     if doc.sections.is_empty() {
         message.push_str(" (it has no headings)");
         return message;
     }
-    message.push_str(&format!("\nanchors in {}:", sanitize(&doc.path)));
+    message.push_str(&format!("\nanchors in {}:", inline(&doc.path)));
     for section in &doc.sections {
         let indent = "  ".repeat(usize::from(section.level));
-        message.push_str(&format!("\n{indent}#{}", sanitize(&section.anchor)));
+        message.push_str(&format!("\n{indent}#{}", inline(&section.anchor)));
     }
     message
 }

@@ -13,7 +13,7 @@ use crate::corpus::Corpus;
 use crate::decide::{DecisionTree, Session};
 use crate::diagnostic::Diagnostic;
 use crate::markdown::RenderCache;
-use crate::text::sanitize;
+use crate::text::{inline, sanitize};
 use crate::theme::Theme;
 
 use super::action::Action;
@@ -314,7 +314,7 @@ impl App {
                 self.index_progress = None;
                 self.search.index = IndexState::Ready { sections, rebuilt };
                 for w in &warnings {
-                    self.log.events.push(sanitize(&w.to_string()));
+                    self.log.events.push(inline(&w.to_string()));
                 }
                 self.warnings.extend(warnings);
                 // Whatever was typed while the index opened is asked again.

@@ -6,7 +6,7 @@ use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 
 use crate::corpus::{Corpus, Kind};
-use crate::text::sanitize;
+use crate::text::inline;
 
 use super::widgets::{Cursor, TextInput};
 
@@ -60,7 +60,7 @@ impl Library {
             haystacks: corpus
                 .documents
                 .iter()
-                .map(|d| sanitize(&d.title))
+                .map(|d| inline(&d.title))
                 .collect(),
             matcher: Matcher::new(Config::DEFAULT),
         };

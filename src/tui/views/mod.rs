@@ -21,7 +21,7 @@ use unicode_width::UnicodeWidthStr;
 use super::app::{App, Level, Screen};
 use super::keymap::Mode;
 use super::layout::{self, MIN_HEIGHT, MIN_WIDTH};
-use crate::text::sanitize;
+use crate::text::{inline, sanitize};
 
 /// Draws the whole screen for the app's current state.
 pub fn draw(frame: &mut Frame<'_>, app: &App) {
@@ -85,11 +85,11 @@ fn header(frame: &mut Frame<'_>, app: &App, area: Rect) {
                     .height as usize;
                 let position = reader::position(page, height);
                 let path = fit_left(
-                    &sanitize(&page.doc.path),
+                    &inline(&page.doc.path),
                     (area.width as usize).saturating_sub(position.len() + 3 + 28),
                 );
                 right = format!("{path}  {position} ");
-                ("Reader", sanitize(&page.doc.title))
+                ("Reader", inline(&page.doc.title))
             }
             None => ("Reader", String::new()),
         },
