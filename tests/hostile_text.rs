@@ -296,3 +296,87 @@ fn file_names_with_line_breaks_never_forge_output_lines() {
     assert_eq!(code, 2);
     assert!(stderr.contains("`nope^Jforged`"), "{stderr}");
 }
+
+/// An overlay tree with a shipped tree's id took it over or lost depending
+/// on whether its file name sorted before the shipped one, and the error
+/// blamed the shipped file. The overlay now wins whatever it is called, as
+/// for knowledge; two files of one folder with one id are an error naming
+/// both.
+#[test]
+fn an_overlay_tree_takes_a_shipped_id_whatever_its_file_name() {
+    let overlay = |title: &str| {
+        HOSTILE_TREE
+            .replace("id = \"hostile\"", "id = \"need-cupti\"")
+            .replace("title = \"Hostile\"", &format!("title = \"{title}\""))
+    };
+    for name in ["aaa.toml", "need-cupti-local.toml", "zzz.toml"] {
+        let trees = tempfile::tempdir().unwrap();
+        write(&trees.path().join(name), &overlay("Local CUPTI"));
+        let home = home();
+        let out = lore(&home)
+            .args(["decide", "--json", "--trees"])
+            .arg(trees.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{name}");
+        let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let cupti: Vec<&serde_json::Value> = list
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["id"] == "need-cupti")
+            .collect();
+        assert_eq!(cupti.len(), 1, "{name}: {list}");
+        assert_eq!(cupti[0]["title"], "Local CUPTI", "{name}");
+        let out = lore(&home)
+            .args(["check", "--trees"])
+            .arg(trees.path())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(!stdout.contains("already used"), "{name}: {stdout}");
+    }
+
+    // Two later folders: the last one given wins.
+    let first = tempfile::tempdir().unwrap();
+    let second = tempfile::tempdir().unwrap();
+    write(&first.path().join("zzz.toml"), &overlay("First"));
+    write(&second.path().join("aaa.toml"), &overlay("Second"));
+    let home = home();
+    let out = lore(&home)
+        .args(["decide", "--json", "--trees"])
+        .arg(first.path())
+        .arg("--trees")
+        .arg(second.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let titles: Vec<&serde_json::Value> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["id"] == "need-cupti")
+        .map(|t| &t["title"])
+        .collect();
+    assert_eq!(titles, ["Second"]);
+
+    // One folder, one id twice: an error on the second file naming the first.
+    let trees = tempfile::tempdir().unwrap();
+    write(&trees.path().join("b.toml"), &overlay("B"));
+    write(&trees.path().join("a.toml"), &overlay("A"));
+    let out = lore(&home)
+        .args(["check", "--trees"])
+        .arg(trees.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(
+            "b.toml:2: error: tree id `need-cupti` is already used by `a.toml` in the same folder; this file is skipped"
+        ),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("need-cupti.toml"), "{stdout}");
+}
