@@ -8,6 +8,8 @@
 //! Text given here must already be sanitized: this module measures, it does
 //! not filter.
 
+use std::borrow::Cow;
+
 use ratatui::style::Style;
 use ratatui::text::Span;
 use unicode_segmentation::UnicodeSegmentation;
@@ -84,6 +86,16 @@ impl WrappedLine {
         for link in &mut self.links {
             link.1 = link.1.min(self.width);
         }
+    }
+}
+
+/// `n` spaces, borrowed when short: padding and indentation are many of a
+/// document's spans, and an allocation each cost more than the text.
+pub fn spaces(n: usize) -> Cow<'static, str> {
+    const SPACES: &str = "                                                                                                                                ";
+    match SPACES.get(..n) {
+        Some(s) => Cow::Borrowed(s),
+        None => Cow::Owned(" ".repeat(n)),
     }
 }
 
