@@ -679,9 +679,10 @@ impl Renderer<'_> {
             return;
         };
         let width = self.content_width();
-        for line in table::layout(&table.rows, &table.aligns, width, self.theme) {
+        let theme = self.theme;
+        table::layout(table.rows, &table.aligns, width, theme, &mut |line| {
             self.push_wrapped(line);
-        }
+        });
         self.need_blank = true;
     }
 

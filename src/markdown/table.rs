@@ -25,15 +25,22 @@ pub struct Row {
     pub source: usize,
 }
 
-/// Lays out a table in `width` columns.
-pub fn layout(rows: &[Row], aligns: &[Alignment], width: usize, theme: &Theme) -> Vec<WrappedLine> {
+/// Lays out a table in `width` columns, handing each line to `emit` as it is
+/// made: a table of hundreds of thousands of rows is never held twice.
+pub fn layout(
+    rows: Vec<Row>,
+    aligns: &[Alignment],
+    width: usize,
+    theme: &Theme,
+    emit: &mut dyn FnMut(WrappedLine),
+) {
     let columns = rows.iter().map(|r| r.cells.len()).max().unwrap_or(0);
     if columns == 0 {
-        return Vec::new();
+        return;
     }
     let mut natural = vec![0usize; columns];
     let mut longest_word = vec![0usize; columns];
-    for row in rows {
+    for row in &rows {
         for (c, cell) in row.cells.iter().enumerate() {
             let lines = wrap(cell, usize::MAX / 2);
             let w = lines.iter().map(|l| l.width).max().unwrap_or(0);
@@ -50,9 +57,9 @@ pub fn layout(rows: &[Row], aligns: &[Alignment], width: usize, theme: &Theme) -
             .zip(&longest_word)
             .all(|(&w, &word)| w >= word.min(MIN_COLUMN));
     if grid_fits {
-        grid(rows, aligns, &widths, theme)
+        grid(rows, aligns, &widths, theme, emit);
     } else {
-        stacked(rows, width, theme)
+        stacked(&rows, width, theme, emit);
     }
 }
 
@@ -98,7 +105,13 @@ fn longest(cell: &[Inline]) -> usize {
 /// Rows are wrapped one at a time as they are laid out: wrapping every cell
 /// first kept the whole table twice over (a table of 28,000 rows took 15 MB
 /// for the wrapped cells alone).
-fn grid(rows: &[Row], aligns: &[Alignment], widths: &[usize], theme: &Theme) -> Vec<WrappedLine> {
+fn grid(
+    rows: Vec<Row>,
+    aligns: &[Alignment],
+    widths: &[usize],
+    theme: &Theme,
+    emit: &mut dyn FnMut(WrappedLine),
+) {
     let wrap_row = |row: &Row| -> Vec<Vec<WrappedLine>> {
         (0..widths.len())
             .map(|c| {
@@ -114,12 +127,11 @@ fn grid(rows: &[Row], aligns: &[Alignment], widths: &[usize], theme: &Theme) -> 
             .zip(widths)
             .any(|(cell, &w)| wraps(cell, w))
     });
-    let mut out = Vec::new();
     let last_header = rows.iter().rposition(|r| r.header);
-    for (r, row) in rows.iter().enumerate() {
-        let cells = wrap_row(row);
+    for (r, row) in rows.into_iter().enumerate() {
+        let cells = wrap_row(&row);
         if r > 0 && !row.header && body_wraps && Some(r - 1) != last_header {
-            out.push(rule(widths, row.source, theme.table_border));
+            emit(rule(widths, row.source, theme.table_border));
         }
         let height = cells.iter().map(Vec::len).max().unwrap_or(0).max(1);
         for k in 0..height {
@@ -156,13 +168,12 @@ fn grid(rows: &[Row], aligns: &[Alignment], widths: &[usize], theme: &Theme) -> 
                 }
             }
             line.trim_end();
-            out.push(line);
+            emit(line);
         }
         if Some(r) == last_header {
-            out.push(rule(widths, row.source, theme.table_border));
+            emit(rule(widths, row.source, theme.table_border));
         }
     }
-    out
 }
 
 /// True when `cell` takes more than one line at width `w`.
@@ -194,17 +205,16 @@ fn append(line: &mut WrappedLine, text: Cow<'static, str>, width: usize, style: 
 }
 
 /// One `Header: value` block per row, rows separated by a short rule.
-fn stacked(rows: &[Row], width: usize, theme: &Theme) -> Vec<WrappedLine> {
+fn stacked(rows: &[Row], width: usize, theme: &Theme, emit: &mut dyn FnMut(WrappedLine)) {
     let header: Option<&Row> = rows.iter().find(|r| r.header);
     let body: Vec<&Row> = rows.iter().filter(|r| !r.header).collect();
-    let mut out = Vec::new();
     if body.is_empty() {
         if let Some(header) = header {
             for cell in &header.cells {
-                out.extend(wrap(cell, width));
+                wrap(cell, width).into_iter().for_each(&mut *emit);
             }
         }
-        return out;
+        return;
     }
     for (i, row) in body.iter().enumerate() {
         if i > 0 {
@@ -214,7 +224,7 @@ fn stacked(rows: &[Row], width: usize, theme: &Theme) -> Vec<WrappedLine> {
                 ..WrappedLine::default()
             };
             append(&mut line, "╌".repeat(w).into(), w, theme.table_border);
-            out.push(line);
+            emit(line);
         }
         for (c, cell) in row.cells.iter().enumerate() {
             let mut inlines: Vec<Inline> = Vec::new();
@@ -231,10 +241,9 @@ fn stacked(rows: &[Row], width: usize, theme: &Theme) -> Vec<WrappedLine> {
                 }));
             }
             inlines.extend(cell.iter().cloned());
-            out.extend(wrap(&inlines, width));
+            wrap(&inlines, width).into_iter().for_each(&mut *emit);
         }
     }
-    out
 }
 
 #[cfg(test)]
