@@ -13,12 +13,13 @@
 //! Invisible characters follow one rule: every format character (Unicode
 //! category Cf: zero-width space, non-joiner and joiner, word joiner, the
 //! byte-order mark, the directional marks U+200E, U+200F and U+061C, soft
-//! hyphen, tag characters…) and the line and paragraph separators U+2028
-//! and U+2029 are shown as `<U+XXXX>`. Terminals and tmux disagree on how
-//! wide they are (tmux draws a joined emoji as its parts, a terminal as one
-//! glyph), so passing them on leaves stale cells and broken borders, and
-//! in plain output they hide text a reader cannot see. A joiner inside an
-//! emoji sequence is shown the same way: the parts stay readable.
+//! hyphen, tag characters…), the line and paragraph separators U+2028 and
+//! U+2029, and code points Unicode has not assigned are shown as
+//! `<U+XXXX>`. Terminals and tmux disagree on how wide they are (tmux draws
+//! a joined emoji as its parts, a terminal as one glyph), so passing them on
+//! leaves stale cells and broken borders, and in plain output they hide
+//! text a reader cannot see. A joiner inside an emoji sequence is shown the
+//! same way: the parts stay readable.
 //!
 //! An escape is drawn as one unit: wrapping and truncating never split it
 //! (`units`).
@@ -154,13 +155,18 @@ fn is_bidi_override(ch: char) -> bool {
 }
 
 /// Characters that change layout without being seen: every format
-/// character (bidirectional overrides included) and the line and paragraph
-/// separators.
+/// character (bidirectional overrides included), the line and paragraph
+/// separators, and code points Unicode has not assigned (U+2065, U+FFFF),
+/// whose width no terminal knows.
 fn is_hidden(ch: char) -> bool {
     if ch < '\u{ad}' {
         return false;
     }
-    matches!(ch, '\u{2028}' | '\u{2029}') || ch.general_category() == GeneralCategory::Format
+    matches!(ch, '\u{2028}' | '\u{2029}')
+        || matches!(
+            ch.general_category(),
+            GeneralCategory::Format | GeneralCategory::Unassigned
+        )
 }
 
 /// The pieces a line of sanitized text can be cut between: grapheme
@@ -251,6 +257,7 @@ mod tests {
             ("a\u{200f}b\u{200e}c", "a<U+200F>b<U+200E>c"),
             ("soft\u{ad}hyphen", "soft<U+00AD>hyphen"),
             ("tag\u{e0041}", "tag<U+E0041>"),
+            ("unassigned\u{2065}\u{ffff}", "unassigned<U+2065><U+FFFF>"),
         ];
         for (raw, shown) in cases {
             assert_eq!(sanitize(raw), shown, "{raw:?}");

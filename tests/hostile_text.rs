@@ -380,3 +380,56 @@ fn an_overlay_tree_takes_a_shipped_id_whatever_its_file_name() {
     );
     assert!(!stdout.contains("need-cupti.toml"), "{stdout}");
 }
+
+/// U+200D, U+2028 and U+2029 passed through and corrupted the TUI in tmux;
+/// U+200B, U+FEFF, U+2060 and U+061C reached CLI output invisibly. Every
+/// invisible or separator character is now shown as `<U+XXXX>`, and wrapping
+/// never splits such an escape.
+#[test]
+fn invisible_characters_are_shown_and_their_escapes_never_split() {
+    let knowledge = tempfile::tempdir().unwrap();
+    write(
+        &knowledge.path().join("z.md"),
+        "---\ndrop: none\n---\n# Zero \u{200b}width\n\njoin👩\u{200d}💻 line\u{2028}sep para\u{2029}sep bom\u{feff} wj\u{2060} alm\u{061c}\n\nabcdefghijklmnopqrstuvwxyz0123456789ab\u{2066}cdefghijklmnopqrstuvwxyz0123\u{1b}[31m\n",
+    );
+    let home = home();
+    let out = lore(&home)
+        .args(["show", "--no-builtin", "--plain", "--width", "40", "--knowledge"])
+        .arg(knowledge.path())
+        .arg("z.md")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_inert("show", &out.stdout);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for shown in [
+        "Zero <U+200B>width",
+        "join👩<U+200D>💻",
+        "line<U+2028>sep",
+        "para<U+2029>sep",
+        "bom<U+FEFF>",
+        "wj<U+2060>",
+        "alm<U+061C>",
+    ] {
+        assert!(stdout.contains(shown), "{shown}:\n{stdout}");
+    }
+    // The long word breaks at 40 columns, but around the escapes: a line
+    // never ends in half of one.
+    assert!(
+        stdout.contains("0123456789ab\n<U+2066>cdefghijklmnopqrstuvwxyz0123^[[3\n"),
+        "{stdout}"
+    );
+    for line in stdout.lines() {
+        let tail: String = line.chars().rev().take(8).collect::<Vec<_>>().into_iter().rev().collect();
+        assert!(
+            !line.ends_with('^') && !(tail.contains("<U") && !tail.contains('>')),
+            "{line:?}"
+        );
+    }
+    let (code, check) = common::check_dir(knowledge.path());
+    assert_eq!(code, 0, "{check}");
+    assert!(
+        check.contains("z.md:4: warning: invisible format character U+200B in the text"),
+        "{check}"
+    );
+}
