@@ -104,8 +104,8 @@ fn status_kb(field: &str) -> usize {
 /// A deterministic document of `TARGET_BYTES` or a little more.
 fn generate(shape: &str) -> String {
     const WORDS: [&str; 16] = [
-        "cuda", "docker", "image", "layer", "build", "cache", "cupti", "torch", "wheel",
-        "runtime", "devel", "driver", "library", "path", "error", "shared",
+        "cuda", "docker", "image", "layer", "build", "cache", "cupti", "torch", "wheel", "runtime",
+        "devel", "driver", "library", "path", "error", "shared",
     ];
     let mut out = String::from("---\ndrop: none\n---\n# Generated\n\n");
     let mut i = 0usize;
@@ -122,7 +122,9 @@ fn generate(shape: &str) -> String {
                         words.join(" ")
                     ));
                 }
-                out.push_str("- item one with some words\n- item two with `code`\n  - nested item\n\n");
+                out.push_str(
+                    "- item one with some words\n- item two with `code`\n  - nested item\n\n",
+                );
                 out.push_str("```bash\n");
                 for k in 0..8 {
                     out.push_str(&format!(
@@ -131,7 +133,10 @@ fn generate(shape: &str) -> String {
                 }
                 out.push_str("```\n\n| a | b | c |\n|---|---|---|\n");
                 for k in 0..5 {
-                    out.push_str(&format!("| cell {k} | value {} | more text here |\n", k * i));
+                    out.push_str(&format!(
+                        "| cell {k} | value {} | more text here |\n",
+                        k * i
+                    ));
                 }
                 out.push('\n');
             }

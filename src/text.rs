@@ -261,7 +261,10 @@ mod tests {
         ];
         for (raw, shown) in cases {
             assert_eq!(sanitize(raw), shown, "{raw:?}");
-            assert_eq!(describe(raw.chars().find(|&c| needs_escape(c)).unwrap()), "invisible format character");
+            assert_eq!(
+                describe(raw.chars().find(|&c| needs_escape(c)).unwrap()),
+                "invisible format character"
+            );
         }
         // Visible non-ASCII text, no-break spaces and variation selectors stay.
         for kept in ["naïve café", "漢字", "a\u{a0}b", "❤\u{fe0f}", "x\u{2007}y"] {
@@ -280,10 +283,14 @@ mod tests {
 
     #[test]
     fn clipboard_text_keeps_what_is_seen() {
-        let (text, removed) = for_clipboard("printf 'x \x1b[201~ y'\r\n\tz\u{202e}\u{200b}\u{9b}\u{7f}");
+        let (text, removed) =
+            for_clipboard("printf 'x \x1b[201~ y'\r\n\tz\u{202e}\u{200b}\u{9b}\u{7f}");
         assert_eq!(text, "printf 'x [201~ y'\n\tz");
         assert_eq!(removed, 5);
-        assert_eq!(for_clipboard("pip install torch\n"), ("pip install torch\n".to_string(), 0));
+        assert_eq!(
+            for_clipboard("pip install torch\n"),
+            ("pip install torch\n".to_string(), 0)
+        );
     }
 
     #[test]
@@ -291,7 +298,22 @@ mod tests {
         let units: Vec<&str> = units("a^[b<U+2066>c<U+10FFFF>é<U+12>^").collect();
         assert_eq!(
             units,
-            ["a", "^[", "b", "<U+2066>", "c", "<U+10FFFF>", "é", "<", "U", "+", "1", "2", ">", "^"]
+            [
+                "a",
+                "^[",
+                "b",
+                "<U+2066>",
+                "c",
+                "<U+10FFFF>",
+                "é",
+                "<",
+                "U",
+                "+",
+                "1",
+                "2",
+                ">",
+                "^"
+            ]
         );
     }
 

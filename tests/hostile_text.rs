@@ -185,7 +185,10 @@ fn every_json_output_has_exact_values_escaped() {
     let trees = tempfile::tempdir().unwrap();
     write(
         &trees.path().join("hostile.toml"),
-        &HOSTILE_TREE.replace("title = \"Hostile\"", "title = \"Hostile \\u001b[31m\\u202e\""),
+        &HOSTILE_TREE.replace(
+            "title = \"Hostile\"",
+            "title = \"Hostile \\u001b[31m\\u202e\"",
+        ),
     );
     let home = home();
     let out = lore(&home)
@@ -238,9 +241,15 @@ fn file_names_with_line_breaks_never_forge_output_lines() {
         &k.join(name),
         "---\ndrop: none\n---\n# Evil\n\nmarker text and a [broken](missing.md) link\n",
     );
-    write(&k.join("good.md"), "---\ndrop: none\n---\n# Good\n\nplain\n");
+    write(
+        &k.join("good.md"),
+        "---\ndrop: none\n---\n# Good\n\nplain\n",
+    );
     let trees = tempfile::tempdir().unwrap();
-    write(&trees.path().join("bad\nforged.toml:1: error: y.toml"), "[tree]\n");
+    write(
+        &trees.path().join("bad\nforged.toml:1: error: y.toml"),
+        "[tree]\n",
+    );
     let shown = "evil^Jforged.md:1: error: x.md";
     let home = home();
     let run = |args: &[&str]| {
@@ -268,7 +277,10 @@ fn file_names_with_line_breaks_never_forge_output_lines() {
         stdout.contains(&format!("{shown}:6: error: broken link")),
         "{stdout}"
     );
-    assert!(stdout.contains("bad^Jforged.toml:1: error: y.toml"), "{stdout}");
+    assert!(
+        stdout.contains("bad^Jforged.toml:1: error: y.toml"),
+        "{stdout}"
+    );
     let (code, stdout, _) = run(&["search", "marker"]);
     assert_eq!(code, 0);
     assert!(stdout.starts_with(&format!("{shown}:4  Evil")), "{stdout}");
@@ -394,7 +406,14 @@ fn invisible_characters_are_shown_and_their_escapes_never_split() {
     );
     let home = home();
     let out = lore(&home)
-        .args(["show", "--no-builtin", "--plain", "--width", "40", "--knowledge"])
+        .args([
+            "show",
+            "--no-builtin",
+            "--plain",
+            "--width",
+            "40",
+            "--knowledge",
+        ])
         .arg(knowledge.path())
         .arg("z.md")
         .output()
@@ -420,7 +439,14 @@ fn invisible_characters_are_shown_and_their_escapes_never_split() {
         "{stdout}"
     );
     for line in stdout.lines() {
-        let tail: String = line.chars().rev().take(8).collect::<Vec<_>>().into_iter().rev().collect();
+        let tail: String = line
+            .chars()
+            .rev()
+            .take(8)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
         assert!(
             !line.ends_with('^') && !(tail.contains("<U") && !tail.contains('>')),
             "{line:?}"

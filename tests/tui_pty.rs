@@ -511,7 +511,11 @@ fn stop_signals_restore_the_terminal_and_exit_with_128_plus_the_signal() {
         let pid = pty.child.process_id().expect("lore's pid");
         kill(Pid::from_raw(pid as i32), signal).unwrap();
         let status = pty.wait_exit();
-        assert_eq!(status.exit_code(), 128 + signal as u32, "{signal}: {status:?}");
+        assert_eq!(
+            status.exit_code(),
+            128 + signal as u32,
+            "{signal}: {status:?}"
+        );
         let modes = pty.master.get_termios().expect("the terminal's modes");
         assert!(
             modes
@@ -555,12 +559,7 @@ fn the_log_file_holds_no_control_sequences() {
         "[tree]\nid = \"x\u{1b}[2J\"\n",
     )
     .unwrap();
-    let mut pty = Pty::spawn(
-        &home,
-        &["--trees", trees.path().to_str().unwrap()],
-        100,
-        30,
-    );
+    let mut pty = Pty::spawn(&home, &["--trees", trees.path().to_str().unwrap()], 100, 30);
     pty.wait_for("lore · Library");
     pty.send("q");
     assert!(pty.wait_exit().success());
@@ -568,7 +567,8 @@ fn the_log_file_holds_no_control_sequences() {
     assert!(log.contains("bad^[[31m"), "{log}");
     assert!(log.contains("^[]52;c;ZXZpbA==^G"), "{log}");
     assert!(
-        !log.chars().any(|c| c != '\n' && lore::text::needs_escape(c)),
+        !log.chars()
+            .any(|c| c != '\n' && lore::text::needs_escape(c)),
         "{log:?}"
     );
     for line in log.lines() {

@@ -497,11 +497,7 @@ pub(crate) fn walk(
                 }
             }
             Ok(_) => {}
-            Err(err) => writeln!(
-                out,
-                "(saved session ignored: {})",
-                inline(&err.to_string())
-            )?,
+            Err(err) => writeln!(out, "(saved session ignored: {})", inline(&err.to_string()))?,
         }
     }
 

@@ -141,7 +141,12 @@ fn grid(
             };
             for (c, &w) in widths.iter().enumerate() {
                 if c > 0 {
-                    append(&mut line, SEPARATOR.into(), SEPARATOR_WIDTH, theme.table_border);
+                    append(
+                        &mut line,
+                        SEPARATOR.into(),
+                        SEPARATOR_WIDTH,
+                        theme.table_border,
+                    );
                 }
                 let cell = cells[c].get(k);
                 let used = cell.map_or(0, |l| l.width);

@@ -290,9 +290,7 @@ pub fn break_preformatted(
     // Graphemes with their style, to cut anywhere.
     let cells: Vec<(&str, usize, Style)> = spans
         .iter()
-        .flat_map(|s| {
-            units(&s.content).map(move |g| (g, UnicodeWidthStr::width(g), s.style))
-        })
+        .flat_map(|s| units(&s.content).map(move |g| (g, UnicodeWidthStr::width(g), s.style)))
         .collect();
     let mut pieces = Vec::new();
     let mut start = 0;

@@ -57,11 +57,7 @@ impl Library {
             rows: grouped.clone(),
             cursor: Cursor::default(),
             grouped,
-            haystacks: corpus
-                .documents
-                .iter()
-                .map(|d| inline(&d.title))
-                .collect(),
+            haystacks: corpus.documents.iter().map(|d| inline(&d.title)).collect(),
             matcher: Matcher::new(Config::DEFAULT),
         };
         library.cursor.selected = library.first_doc_row().unwrap_or(0);

@@ -332,7 +332,9 @@ impl App {
         } else {
             self.set_status(
                 Level::Ok,
-                format!("transcript copied to the clipboard{removed} (no data folder to save it in)"),
+                format!(
+                    "transcript copied to the clipboard{removed} (no data folder to save it in)"
+                ),
             );
         }
     }
