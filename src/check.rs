@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::corpus::{Corpus, Document, Kind, LinkTarget};
 use crate::diagnostic::{self, Diagnostic};
-use crate::text::{needs_escape, sanitize};
+use crate::text::{describe, needs_escape, sanitize};
 
 /// Front matter that marks a knowledge file no expansion created (it predates
 /// the expansion plans), so it needs no drop: `drop: none`.
@@ -37,8 +37,8 @@ pub fn check_corpus(corpus: &Corpus) -> Vec<Diagnostic> {
     out
 }
 
-/// Control characters and bidirectional overrides have no business in a
-/// Markdown file: lore shows them escaped, and other tools may not (an ESC
+/// Control characters, bidirectional overrides and invisible format
+/// characters have no business in a Markdown file: lore shows them escaped, and other tools may not (an ESC
 /// can restyle a terminal, an override can make a command display in
 /// another order than it runs). One warning per line; tabs and the CR of
 /// CRLF line ends are fine.
@@ -48,11 +48,7 @@ fn check_hidden_characters(doc: &Document, out: &mut Vec<Diagnostic>) {
         let Some(first) = hidden.next() else {
             continue;
         };
-        let what = if first < '\u{a0}' {
-            "control character"
-        } else {
-            "bidirectional override"
-        };
+        let what = describe(first);
         let more = match hidden.count() {
             0 => String::new(),
             n => format!(" (and {n} more on this line)"),

@@ -2,32 +2,99 @@
 //! untrusted: an ESC byte in a Markdown file must never become an escape
 //! sequence on the user's screen (OSC 52 could write their clipboard, OSC 8
 //! could disguise a link). Every path from file text to the terminal goes
-//! through `sanitize`.
+//! through `sanitize` (or `inline` for a name printed within one line).
 //!
 //! Bidirectional overrides, embeddings and isolates (U+202A–U+202E,
 //! U+2066–U+2069) are shown too: in a terminal that lays out bidirectional
 //! text they make a line display in another order than it reads, so a
 //! command could look different from what a copy of it runs ("Trojan
-//! Source", CVE-2021-42574). The marks U+200E and U+200F only nudge
-//! neutral characters and stay.
+//! Source", CVE-2021-42574).
+//!
+//! Invisible characters follow one rule: every format character (Unicode
+//! category Cf: zero-width space, non-joiner and joiner, word joiner, the
+//! byte-order mark, the directional marks U+200E, U+200F and U+061C, soft
+//! hyphen, tag characters…), the line and paragraph separators U+2028 and
+//! U+2029, and code points Unicode has not assigned are shown as
+//! `<U+XXXX>`. Terminals and tmux disagree on how wide they are (tmux draws
+//! a joined emoji as its parts, a terminal as one glyph), so passing them on
+//! leaves stale cells and broken borders, and in plain output they hide
+//! text a reader cannot see. A joiner inside an emoji sequence is shown the
+//! same way: the parts stay readable.
+//!
+//! An escape is drawn as one unit: wrapping and truncating never split it
+//! (`units`).
+
+use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+use unicode_segmentation::{GraphemeIndices, UnicodeSegmentation};
 
 /// Replaces control characters with visible caret notation (`^[` for ESC,
-/// `^?` for DEL, `<U+0085>` style for C1 controls and bidirectional
-/// overrides) and expands tabs to spaces. Newlines are kept.
+/// `^?` for DEL, `<U+0085>` style for C1 controls, bidirectional overrides
+/// and invisible format characters) and expands tabs to spaces. Newlines
+/// are kept.
 pub fn sanitize(text: &str) -> String {
-    if !text.chars().any(needs_escape) {
+    escape(text, Layout::Keep)
+}
+
+/// File text printed within one line, where every character must be seen:
+/// a file name, a path, an id. Like `sanitize`, but a newline is `^J` and a
+/// tab `^I`, so a name can never start a line of its own (a file called
+/// `x\nforged.md:1: error: …` cannot forge a line of `lore check`).
+pub fn inline(text: &str) -> String {
+    escape(text, Layout::Escape)
+}
+
+/// File text for a single line of output (a title, a label, a table cell):
+/// sanitized, with every run of whitespace, line breaks included, folded to
+/// one space.
+pub fn one_line(text: &str) -> String {
+    sanitize(text)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// True for characters `sanitize` changes.
+pub fn needs_escape(ch: char) -> bool {
+    (ch < ' ' && ch != '\n') || ch == '\u{7f}' || is_c1(ch) || is_hidden(ch)
+}
+
+/// What kind of character `needs_escape` found, in a user's words.
+pub fn describe(ch: char) -> &'static str {
+    if ch < ' ' || ch == '\u{7f}' || is_c1(ch) {
+        "control character"
+    } else if is_bidi_override(ch) {
+        "bidirectional override"
+    } else {
+        "invisible format character"
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// Newlines kept, tabs expanded: text that keeps its lines.
+    Keep,
+    /// Newlines and tabs escaped too: one line.
+    Escape,
+}
+
+fn escape(text: &str, layout: Layout) -> String {
+    let keep = layout == Layout::Keep;
+    if !text
+        .chars()
+        .any(|c| needs_escape(c) || (!keep && c == '\n'))
+    {
         return text.to_string();
     }
     let mut out = String::with_capacity(text.len() + 8);
     let mut column = 0usize;
     for ch in text.chars() {
         match ch {
-            '\n' => {
+            '\n' if keep => {
                 out.push('\n');
                 column = 0;
                 continue;
             }
-            '\t' => {
+            '\t' if keep => {
                 let spaces = 4 - column % 4;
                 out.extend(std::iter::repeat_n(' ', spaces));
                 column += spaces;
@@ -44,7 +111,7 @@ pub fn sanitize(text: &str) -> String {
                 column += 2;
                 continue;
             }
-            c if is_c1(c) || is_bidi_override(c) => {
+            c if is_c1(c) || is_hidden(c) => {
                 let shown = format!("<U+{:04X}>", c as u32);
                 column += shown.len();
                 out.push_str(&shown);
@@ -57,19 +124,24 @@ pub fn sanitize(text: &str) -> String {
     out
 }
 
-/// File text for a single line of output (a title, a label, a table cell):
-/// sanitized, with every run of whitespace, line breaks included, folded to
-/// one space.
-pub fn one_line(text: &str) -> String {
-    sanitize(text)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// True for characters `sanitize` changes.
-pub fn needs_escape(ch: char) -> bool {
-    (ch < ' ' && ch != '\n') || ch == '\u{7f}' || is_c1(ch) || is_bidi_override(ch)
+/// Text for the clipboard: what a user sees and would type. Control
+/// characters other than tab and newline, bidirectional overrides and
+/// invisible format characters are left out (a copied `ESC [201~` would end
+/// a bracketed paste early and run the rest as typed); CRLF line ends become
+/// LF. Returns the text and how many characters were left out.
+pub fn for_clipboard(text: &str) -> (String, usize) {
+    let mut out = String::with_capacity(text.len());
+    let mut removed = 0;
+    let mut chars = text.chars().peekable();
+    while let Some(ch) = chars.next() {
+        match ch {
+            '\n' | '\t' => out.push(ch),
+            '\r' if chars.peek() == Some(&'\n') => {}
+            c if needs_escape(c) => removed += 1,
+            c => out.push(c),
+        }
+    }
+    (out, removed)
 }
 
 fn is_c1(ch: char) -> bool {
@@ -80,6 +152,74 @@ fn is_c1(ch: char) -> bool {
 /// RLI, FSI, PDI).
 fn is_bidi_override(ch: char) -> bool {
     ('\u{202a}'..='\u{202e}').contains(&ch) || ('\u{2066}'..='\u{2069}').contains(&ch)
+}
+
+/// Characters that change layout without being seen: every format
+/// character (bidirectional overrides included), the line and paragraph
+/// separators, and code points Unicode has not assigned (U+2065, U+FFFF),
+/// whose width no terminal knows.
+fn is_hidden(ch: char) -> bool {
+    if ch < '\u{ad}' {
+        return false;
+    }
+    matches!(ch, '\u{2028}' | '\u{2029}')
+        || matches!(
+            ch.general_category(),
+            GeneralCategory::Format | GeneralCategory::Unassigned
+        )
+}
+
+/// The pieces a line of sanitized text can be cut between: grapheme
+/// clusters, except that an escape `sanitize` wrote (`^[`, `^?`,
+/// `<U+200D>`) is one piece, so wrapping or truncating never leaves half of
+/// one (a stray `^` at a line end and `[` on the next). The same characters
+/// typed in a file (`[^[:space:]]`) are kept together too, which costs
+/// nothing.
+pub fn units(text: &str) -> Units<'_> {
+    Units {
+        text,
+        graphemes: text.grapheme_indices(true),
+    }
+}
+
+/// Iterator of `units`.
+pub struct Units<'a> {
+    text: &'a str,
+    graphemes: GraphemeIndices<'a>,
+}
+
+impl<'a> Iterator for Units<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let (at, grapheme) = self.graphemes.next()?;
+        let len = escape_len(&self.text[at..]);
+        if len <= grapheme.len() {
+            return Some(grapheme);
+        }
+        // Escapes are ASCII, one grapheme per byte: skip the rest of it.
+        for _ in 1..len {
+            self.graphemes.next();
+        }
+        Some(&self.text[at..at + len])
+    }
+}
+
+/// Length in bytes of the escape `text` starts with, or 0.
+fn escape_len(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    match bytes {
+        [b'^', b'@'..=b'_' | b'?', ..] => 2,
+        [b'<', b'U', b'+', rest @ ..] => {
+            let digits = rest.iter().take_while(|b| b.is_ascii_hexdigit()).count();
+            if (4..=6).contains(&digits) && rest.get(digits) == Some(&b'>') {
+                3 + digits + 1
+            } else {
+                0
+            }
+        }
+        _ => 0,
+    }
 }
 
 #[cfg(test)]
@@ -95,13 +235,86 @@ mod tests {
     }
 
     #[test]
-    fn bidi_overrides_are_shown_and_marks_stay() {
+    fn bidi_overrides_are_shown() {
         // Reads as a harmless comment in a bidi-aware terminal, runs `rm`.
         let tricky = "echo ok # \u{202e}\u{2066}fr- mr\u{2069}\u{2066}";
         let safe = sanitize(tricky);
         assert!(!safe.chars().any(needs_escape), "{safe:?}");
         assert_eq!(safe, "echo ok # <U+202E><U+2066>fr- mr<U+2069><U+2066>");
-        assert_eq!(sanitize("a\u{200f}b\u{200e}c"), "a\u{200f}b\u{200e}c");
+    }
+
+    #[test]
+    fn invisible_and_separator_characters_are_shown() {
+        let cases = [
+            ("a\u{200b}b", "a<U+200B>b"),
+            ("a\u{200c}b", "a<U+200C>b"),
+            ("👩\u{200d}💻", "👩<U+200D>💻"),
+            ("line\u{2028}sep", "line<U+2028>sep"),
+            ("para\u{2029}sep", "para<U+2029>sep"),
+            ("x\u{feff}y", "x<U+FEFF>y"),
+            ("x\u{2060}y", "x<U+2060>y"),
+            ("x\u{061c}y", "x<U+061C>y"),
+            ("a\u{200f}b\u{200e}c", "a<U+200F>b<U+200E>c"),
+            ("soft\u{ad}hyphen", "soft<U+00AD>hyphen"),
+            ("tag\u{e0041}", "tag<U+E0041>"),
+            ("unassigned\u{2065}\u{ffff}", "unassigned<U+2065><U+FFFF>"),
+        ];
+        for (raw, shown) in cases {
+            assert_eq!(sanitize(raw), shown, "{raw:?}");
+            assert_eq!(
+                describe(raw.chars().find(|&c| needs_escape(c)).unwrap()),
+                "invisible format character"
+            );
+        }
+        // Visible non-ASCII text, no-break spaces and variation selectors stay.
+        for kept in ["naïve café", "漢字", "a\u{a0}b", "❤\u{fe0f}", "x\u{2007}y"] {
+            assert_eq!(sanitize(kept), kept);
+        }
+    }
+
+    #[test]
+    fn inline_escapes_line_breaks_and_tabs() {
+        assert_eq!(
+            inline("evil\nforged.md:1: error: x\t\x1b"),
+            "evil^Jforged.md:1: error: x^I^["
+        );
+        assert_eq!(inline("plain/path.md"), "plain/path.md");
+    }
+
+    #[test]
+    fn clipboard_text_keeps_what_is_seen() {
+        let (text, removed) =
+            for_clipboard("printf 'x \x1b[201~ y'\r\n\tz\u{202e}\u{200b}\u{9b}\u{7f}");
+        assert_eq!(text, "printf 'x [201~ y'\n\tz");
+        assert_eq!(removed, 5);
+        assert_eq!(
+            for_clipboard("pip install torch\n"),
+            ("pip install torch\n".to_string(), 0)
+        );
+    }
+
+    #[test]
+    fn escapes_are_single_units() {
+        let units: Vec<&str> = units("a^[b<U+2066>c<U+10FFFF>é<U+12>^").collect();
+        assert_eq!(
+            units,
+            [
+                "a",
+                "^[",
+                "b",
+                "<U+2066>",
+                "c",
+                "<U+10FFFF>",
+                "é",
+                "<",
+                "U",
+                "+",
+                "1",
+                "2",
+                ">",
+                "^"
+            ]
+        );
     }
 
     #[test]

@@ -141,7 +141,7 @@ fn ids_are_unique_and_usable_on_a_command_line() {
     assert_reports(
         "duplicate-tree-id",
         1,
-        "b.toml:2: error: tree id `fixture` is already used by `a.toml`",
+        "b.toml:2: error: tree id `fixture` is already used by `a.toml` in the same folder; this file is skipped",
     );
     assert_reports(
         "bad-node-id",

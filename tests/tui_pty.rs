@@ -487,3 +487,94 @@ fn nothing_loaded_still_opens_and_explains() {
     pty.send("q");
     assert!(pty.wait_exit().success());
 }
+
+/// `kill`, a closed SSH connection (SIGHUP) or SIGQUIT left the terminal
+/// raw, on the alternate screen, with bracketed paste on and the cursor
+/// hidden. Each now puts the terminal back, then exits with 128 + the
+/// signal's number.
+#[cfg(unix)]
+#[test]
+fn stop_signals_restore_the_terminal_and_exit_with_128_plus_the_signal() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::sys::termios::LocalFlags;
+    use nix::unistd::Pid;
+
+    for signal in [Signal::SIGTERM, Signal::SIGHUP, Signal::SIGQUIT] {
+        let home = common::home();
+        let mut pty = Pty::spawn(&home, &[], 100, 30);
+        pty.wait_for("lore · Library");
+        let raw = pty.master.get_termios().expect("the terminal's modes");
+        assert!(
+            !raw.local_flags.contains(LocalFlags::ICANON),
+            "lore runs in raw mode"
+        );
+        let pid = pty.child.process_id().expect("lore's pid");
+        kill(Pid::from_raw(pid as i32), signal).unwrap();
+        let status = pty.wait_exit();
+        assert_eq!(
+            status.exit_code(),
+            128 + signal as u32,
+            "{signal}: {status:?}"
+        );
+        let modes = pty.master.get_termios().expect("the terminal's modes");
+        assert!(
+            modes
+                .local_flags
+                .contains(LocalFlags::ICANON | LocalFlags::ECHO),
+            "{signal}: the terminal is still raw"
+        );
+        // The last bytes written reach the parser on its own thread.
+        pty.wait_until("the normal screen", |_| {
+            !pty.parser.lock().unwrap().screen().alternate_screen()
+        });
+        let parser = pty.parser.lock().unwrap();
+        let screen = parser.screen();
+        assert!(!screen.bracketed_paste(), "{signal}: bracketed paste is on");
+        assert!(!screen.hide_cursor(), "{signal}: the cursor is hidden");
+        drop(parser);
+        let log = std::fs::read_to_string(home.path().join("state/lore.log")).unwrap();
+        assert!(
+            log.contains(&format!("stopped by signal {}", signal as i32)),
+            "{log}"
+        );
+    }
+}
+
+/// `lore.log` received raw escape sequences from config keys, tree files
+/// and file names, and the README asks users to attach it to bug reports.
+/// Every record is sanitized, and a message's line breaks cannot start a
+/// forged record.
+#[cfg(unix)]
+#[test]
+fn the_log_file_holds_no_control_sequences() {
+    let home = common::home();
+    std::fs::write(
+        home.path().join("config.toml"),
+        "[keys.reader]\ncopy_code = \"\\u001b]52;c;ZXZpbA==\\u0007\"\n\"\\u001b[2Jevil\" = \"y\"\n",
+    )
+    .unwrap();
+    let trees = tempfile::tempdir().unwrap();
+    std::fs::write(
+        trees.path().join("bad\x1b[31m\nforged\u{202e}.toml"),
+        "[tree]\nid = \"x\u{1b}[2J\"\n",
+    )
+    .unwrap();
+    let mut pty = Pty::spawn(&home, &["--trees", trees.path().to_str().unwrap()], 100, 30);
+    pty.wait_for("lore · Library");
+    pty.send("q");
+    assert!(pty.wait_exit().success());
+    let log = std::fs::read_to_string(home.path().join("state/lore.log")).unwrap();
+    assert!(log.contains("bad^[[31m"), "{log}");
+    assert!(log.contains("^[]52;c;ZXZpbA==^G"), "{log}");
+    assert!(
+        !log.chars()
+            .any(|c| c != '\n' && lore::text::needs_escape(c)),
+        "{log:?}"
+    );
+    for line in log.lines() {
+        assert!(
+            line.starts_with("20") || line.starts_with("    "),
+            "a record that does not start with its time: {line:?}"
+        );
+    }
+}

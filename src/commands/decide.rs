@@ -15,7 +15,7 @@ use crate::corpus::Corpus;
 use crate::decide::probes::Settled;
 use crate::decide::{self, DecisionTree, Outcome, Question, Session, SessionStore, Step};
 use crate::probe::{self, Findings, ProbeOptions};
-use crate::text::{one_line, sanitize};
+use crate::text::{inline, one_line, sanitize};
 
 use super::{EXIT_OK, EXIT_USAGE, stdout};
 
@@ -33,7 +33,7 @@ pub fn run(settings: &Settings, args: &DecideArgs, probing: &ProbeOptions) -> an
             "lore: warning: {} decision tree file{} with errors skipped ({}); `lore check` shows why",
             skipped.len(),
             if skipped.len() == 1 { "" } else { "s" },
-            sanitize(&skipped.into_iter().collect::<Vec<_>>().join(", "))
+            inline(&skipped.into_iter().collect::<Vec<_>>().join(", "))
         );
     }
 
@@ -43,7 +43,7 @@ pub fn run(settings: &Settings, args: &DecideArgs, probing: &ProbeOptions) -> an
     let tree = match decide::find_tree(&loaded.trees, id) {
         Ok(tree) => tree,
         Err(err) => {
-            eprintln!("lore: error: {}", sanitize(&err.to_string()));
+            eprintln!("lore: error: {}", inline(&err.to_string()));
             return Ok(EXIT_USAGE);
         }
     };
@@ -82,7 +82,7 @@ pub fn run(settings: &Settings, args: &DecideArgs, probing: &ProbeOptions) -> an
             writeln!(
                 out,
                 "Transcript written to {}",
-                sanitize(&file.display().to_string())
+                inline(&file.display().to_string())
             )?;
         }
         return Ok(EXIT_OK);
@@ -115,12 +115,12 @@ pub fn run(settings: &Settings, args: &DecideArgs, probing: &ProbeOptions) -> an
             for question in unused {
                 eprintln!(
                     "lore: warning: question `{}` is not on this path; its answer was not used",
-                    sanitize(&question)
+                    inline(&question)
                 );
             }
         }
         Err(err) => {
-            eprintln!("lore: error: {}", sanitize(&err.to_string()));
+            eprintln!("lore: error: {}", inline(&err.to_string()));
             return Ok(EXIT_USAGE);
         }
     }
@@ -128,7 +128,7 @@ pub fn run(settings: &Settings, args: &DecideArgs, probing: &ProbeOptions) -> an
         write_transcript(&session, file)?;
         eprintln!(
             "lore: transcript written to {}",
-            sanitize(&file.display().to_string())
+            inline(&file.display().to_string())
         );
     }
     let mut out = stdout();
@@ -155,7 +155,7 @@ pub fn run(settings: &Settings, args: &DecideArgs, probing: &ProbeOptions) -> an
                 let answers: Vec<String> = q
                     .options
                     .iter()
-                    .map(|o| sanitize(&format!("{}={}", q.id, o.id)))
+                    .map(|o| inline(&format!("{}={}", q.id, o.id)))
                     .collect();
                 let width = answers.iter().map(|a| a.chars().count()).max().unwrap_or(0);
                 for (i, (option, answer)) in q.options.iter().zip(&answers).enumerate() {
@@ -193,9 +193,9 @@ fn list(trees: &[DecisionTree], json: bool, color: bool) -> anyhow::Result<u8> {
         let list: Vec<TreeJson> = trees
             .iter()
             .map(|t| TreeJson {
-                id: sanitize(&t.id),
-                title: sanitize(&t.title),
-                summary: sanitize(&t.summary),
+                id: t.id.clone(),
+                title: t.title.clone(),
+                summary: t.summary.clone(),
             })
             .collect();
         super::write_json(&mut out, &list)?;
@@ -206,7 +206,7 @@ fn list(trees: &[DecisionTree], json: bool, color: bool) -> anyhow::Result<u8> {
             writeln!(
                 out,
                 "{}  {}",
-                style.bold(&format!("{:<width$}", sanitize(&t.id))),
+                style.bold(&format!("{:<width$}", t.id)).clone(),
                 one_line(&t.title)
             )?;
             writeln!(out, "{:width$}  {}", "", one_line(&t.summary))?;
@@ -218,7 +218,8 @@ fn list(trees: &[DecisionTree], json: bool, color: bool) -> anyhow::Result<u8> {
 
 /// The JSON of `lore decide TREE --json`: where the session stands and how it
 /// got there. Structs rather than `json!` so keys keep this order. Strings are
-/// sanitized like every other output.
+/// the tree's exact values; `write_json` escapes what a terminal could act
+/// on or hide (`\u001b`, `\u202e`), as in every `--json` output.
 #[derive(Serialize)]
 struct SessionJson {
     tree: String,
@@ -358,26 +359,26 @@ fn session_json(session: &Session) -> SessionJson {
         .iter()
         .zip(session.sources())
         .map(|((q, o), source)| AnswerJson {
-            question: sanitize(q),
-            answer: sanitize(o),
+            question: q.clone(),
+            answer: o.clone(),
             source: if source.is_probe() { "probe" } else { "user" },
-            evidence: source.evidence().iter().map(|e| sanitize(e)).collect(),
+            evidence: source.evidence().to_vec(),
         })
         .collect();
     let (status, question, outcome) = match session.current() {
         Step::Question(q) => (
             "question",
             Some(QuestionJson {
-                id: sanitize(&q.id),
-                text: sanitize(&q.text),
-                why: sanitize(&q.why),
-                help: q.help.as_deref().map(sanitize),
+                id: q.id.clone(),
+                text: q.text.clone(),
+                why: q.why.clone(),
+                help: q.help.clone(),
                 options: q
                     .options
                     .iter()
                     .map(|o| OptionJson {
-                        id: sanitize(&o.id),
-                        label: sanitize(&o.label),
+                        id: o.id.clone(),
+                        label: o.label.clone(),
                     })
                     .collect(),
             }),
@@ -387,25 +388,25 @@ fn session_json(session: &Session) -> SessionJson {
             "outcome",
             None,
             Some(OutcomeJson {
-                id: sanitize(&o.id),
-                title: sanitize(&o.title),
-                verdict: sanitize(&o.verdict),
-                body: sanitize(&o.body),
+                id: o.id.clone(),
+                title: o.title.clone(),
+                verdict: o.verdict.clone(),
+                body: o.body.clone(),
                 actions: o
                     .actions
                     .iter()
                     .map(|a| ActionJson {
-                        label: sanitize(&a.label),
-                        lang: sanitize(&a.lang),
-                        code: sanitize(&a.code),
+                        label: a.label.clone(),
+                        lang: a.lang.clone(),
+                        code: a.code.clone(),
                     })
                     .collect(),
-                evidence: o.evidence.iter().map(|e| sanitize(&e.link)).collect(),
+                evidence: o.evidence.iter().map(|e| e.link.clone()).collect(),
             }),
         ),
     };
     SessionJson {
-        tree: sanitize(&session.tree().id),
+        tree: session.tree().id.clone(),
         status,
         question,
         outcome,
@@ -463,7 +464,7 @@ fn print_header(out: &mut impl Write, session: &Session, style: Style) -> io::Re
         out,
         "{} {}",
         style.bold(&one_line(&tree.title)),
-        style.dim(&format!("({})", sanitize(&tree.id)))
+        style.dim(&format!("({})", inline(&tree.id)))
     )?;
     let history = session.history();
     // At an outcome the full "how we got here" replaces the breadcrumbs.
@@ -505,8 +506,8 @@ fn print_evidence(
             None => Some(doc.title.clone()),
         });
         match heading {
-            Some(heading) => writeln!(out, "    {}  {}", sanitize(&e.link), one_line(&heading))?,
-            None => writeln!(out, "    {}", sanitize(&e.link))?,
+            Some(heading) => writeln!(out, "    {}  {}", inline(&e.link), one_line(&heading))?,
+            None => writeln!(out, "    {}", inline(&e.link))?,
         }
     }
     Ok(())
@@ -548,7 +549,7 @@ fn print_outcome(
         let related: Vec<String> = o
             .related
             .iter()
-            .map(|r| format!("lore decide {}", sanitize(&r.tree)))
+            .map(|r| format!("lore decide {}", inline(&r.tree)))
             .collect();
         writeln!(out, "\n  Related: {}", related.join(", "))?;
     }
@@ -603,7 +604,7 @@ pub(crate) fn walk(
                 write!(
                     out,
                     "You have an unfinished `{}` session ({n} answer{}). Resume it? [Y/n] ",
-                    sanitize(&tree.id),
+                    inline(&tree.id),
                     if n == 1 { "" } else { "s" }
                 )?;
                 out.flush()?;
@@ -626,11 +627,7 @@ pub(crate) fn walk(
                 }
             }
             Ok(_) => {}
-            Err(err) => writeln!(
-                out,
-                "(saved session ignored: {})",
-                sanitize(&err.to_string())
-            )?,
+            Err(err) => writeln!(out, "(saved session ignored: {})", inline(&err.to_string()))?,
         }
     }
 
@@ -645,7 +642,7 @@ pub(crate) fn walk(
                 writeln!(
                     out,
                     "(could not save the session: {})",
-                    sanitize(&err.to_string())
+                    inline(&err.to_string())
                 )?;
             }
         }
@@ -713,12 +710,12 @@ pub(crate) fn walk(
                                     Ok(file) => writeln!(
                                         out,
                                         "Transcript written to {}",
-                                        sanitize(&file.display().to_string())
+                                        inline(&file.display().to_string())
                                     )?,
                                     Err(err) => writeln!(
                                         out,
                                         "Cannot write the transcript: {}",
-                                        sanitize(&err.to_string())
+                                        inline(&err.to_string())
                                     )?,
                                 }
                             }
@@ -753,7 +750,7 @@ fn quit(
         writeln!(
             out,
             "Session kept; `lore decide {}` offers to resume it.",
-            sanitize(id)
+            inline(id)
         )?;
     } else if store.is_some() {
         writeln!(

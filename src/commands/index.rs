@@ -44,7 +44,7 @@ pub fn run(settings: &Settings, args: &IndexArgs) -> anyhow::Result<u8> {
         Some(path) => writeln!(
             out,
             "location    {}",
-            crate::text::sanitize(&path.display().to_string())
+            crate::text::inline(&path.display().to_string())
         )?,
         None => writeln!(out, "location    - (in memory)")?,
     }

@@ -19,7 +19,7 @@ pub use completions::COMPLETE_VAR;
 
 use crate::cli::{Cli, Command};
 use crate::config::Settings;
-use crate::text::sanitize;
+use crate::text::{inline, sanitize};
 
 /// Exit codes shared by every verb.
 pub const EXIT_OK: u8 = 0;
@@ -32,7 +32,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Ok(settings) => settings,
         Err(err) => {
             // Names a folder from the config file, the environment or a flag.
-            eprintln!("lore: error: {}", sanitize(&err.to_string()));
+            eprintln!("lore: error: {}", inline(&err.to_string()));
             return ExitCode::from(EXIT_USAGE);
         }
     };
@@ -53,7 +53,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(err) if is_broken_pipe(&err) => ExitCode::from(EXIT_OK),
         Err(err) => {
-            eprintln!("lore: error: {}", sanitize(&format!("{err:#}")));
+            eprintln!("lore: error: {}", inline(&format!("{err:#}")));
             ExitCode::from(EXIT_USAGE)
         }
     }
@@ -94,23 +94,37 @@ pub fn stdout() -> io::BufWriter<io::StdoutLock<'static>> {
     io::BufWriter::new(io::stdout().lock())
 }
 
-/// Writes `value` as pretty JSON and a newline. serde_json escapes C0
-/// controls (ESC becomes `\u001b`) but lets DEL and the C1 controls through
-/// as they are, and some terminals obey U+009B as CSI and U+009D as OSC: they
-/// are escaped too. In JSON those characters can only sit inside strings, so
-/// escaping them keeps the document valid and its values exact.
+/// Writes `value` as pretty JSON and a newline: every `--json` output goes
+/// through here, with one rule. Values are exact (a script gets the file's
+/// text, not how lore displays it), and every character a terminal could act
+/// on or that hides itself is a JSON escape: serde_json escapes the C0
+/// controls (ESC is `\u001b`) but lets DEL, the C1 controls (U+009B is CSI
+/// on some terminals), bidirectional overrides and invisible format
+/// characters through raw, so those become `\u009b`, `\u202e`, `\u200b`
+/// here (a pair of surrogate escapes above U+FFFF). In JSON those
+/// characters can only sit inside strings, so the document stays valid.
 pub fn write_json(out: &mut impl Write, value: &impl serde::Serialize) -> anyhow::Result<()> {
     let text = serde_json::to_string_pretty(value)?;
-    let mut escaped = String::with_capacity(text.len());
+    writeln!(out, "{}", escape_json(&text))?;
+    Ok(())
+}
+
+fn escape_json(text: &str) -> String {
+    if !text.chars().any(crate::text::needs_escape) {
+        return text.to_string();
+    }
+    let mut escaped = String::with_capacity(text.len() + 16);
+    let mut units = [0u16; 2];
     for ch in text.chars() {
-        if ('\u{7f}'..='\u{9f}').contains(&ch) {
-            escaped.push_str(&format!("\\u{:04x}", u32::from(ch)));
+        if crate::text::needs_escape(ch) {
+            for unit in ch.encode_utf16(&mut units) {
+                escaped.push_str(&format!("\\u{unit:04x}"));
+            }
         } else {
             escaped.push(ch);
         }
     }
-    writeln!(out, "{escaped}")?;
-    Ok(())
+    escaped
 }
 
 /// Writes diagnostics compiler-style, `error`/`warning` coloured when asked.
@@ -130,9 +144,30 @@ pub fn write_diagnostics(
             (true, Severity::Error) => "\x1b[1;31merror\x1b[0m".to_string(),
             (true, Severity::Warning) => "\x1b[1;33mwarning\x1b[0m".to_string(),
         };
-        let message = sanitize(&d.message);
-        let location = sanitize(&location);
+        let message = inline(&d.message);
+        let location = inline(&location);
         writeln!(out, "{location}: {label}: {message}")?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_escapes_what_a_terminal_would_act_on_and_keeps_values_exact() {
+        let value = serde_json::json!({
+            "s": "a\u{1b}[2J\u{7f}\u{9b}\u{202e}\u{2066}\u{200b}\u{200d}\u{2028}\u{feff}\u{e0041}\tb ✓"
+        });
+        let mut out = Vec::new();
+        write_json(&mut out, &value).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            text,
+            "{\n  \"s\": \"a\\u001b[2J\\u007f\\u009b\\u202e\\u2066\\u200b\\u200d\\u2028\\ufeff\\udb40\\udc41\\tb ✓\"\n}\n"
+        );
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, value);
+    }
 }

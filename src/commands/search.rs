@@ -9,7 +9,7 @@ use crate::cli::SearchArgs;
 use crate::config::Settings;
 use crate::corpus::Kind;
 use crate::search::{Hit, query};
-use crate::text::sanitize;
+use crate::text::inline;
 
 use super::{EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, stdout};
 
@@ -85,8 +85,8 @@ fn hit_json(hit: &Hit) -> serde_json::Value {
 
 /// `path:line  Title › Section`, then the snippet indented, matches marked.
 fn write_hit(out: &mut impl Write, hit: &Hit, color: bool) -> std::io::Result<()> {
-    let path = sanitize(&hit.path);
-    let heading = sanitize(&hit.heading);
+    let path = inline(&hit.path);
+    let heading = inline(&hit.heading);
     if color {
         writeln!(
             out,

@@ -9,7 +9,7 @@ use crate::config::Settings;
 use crate::corpus::{Corpus, Document, Lookup};
 use crate::diagnostic::Diagnostic;
 use crate::markdown::{Highlighter, RenderOptions, UNWRAPPED, render, write_ansi};
-use crate::text::sanitize;
+use crate::text::inline;
 use crate::theme::{Theme, terminal_has_truecolor};
 
 use super::{EXIT_OK, EXIT_USAGE, pager, stdout};
@@ -73,7 +73,7 @@ pub(super) fn resolve_target<'c, 't>(
     if path.trim().is_empty() {
         return Err(format!(
             "lore: error: `{}` names no document: expected PATH[#ANCHOR], e.g. {EXAMPLE}",
-            sanitize(target)
+            inline(target)
         ));
     }
     let doc = match corpus.lookup(path) {
@@ -81,10 +81,10 @@ pub(super) fn resolve_target<'c, 't>(
         Lookup::Ambiguous(docs) => {
             let mut message = format!(
                 "lore: error: `{}` matches several documents; give more of the path:",
-                sanitize(path)
+                inline(path)
             );
             for doc in docs {
-                message.push_str(&format!("\n  {}", sanitize(&doc.path)));
+                message.push_str(&format!("\n  {}", inline(&doc.path)));
             }
             return Err(message);
         }
@@ -92,19 +92,19 @@ pub(super) fn resolve_target<'c, 't>(
             if let Some(problem) = skipped(corpus, path) {
                 return Err(format!(
                     "lore: error: `{}` could not be loaded\n{}",
-                    sanitize(path),
-                    sanitize(&problem.to_string())
+                    inline(path),
+                    inline(&problem.to_string())
                 ));
             }
             let mut message = format!(
                 "lore: error: no document `{}` in the knowledge",
-                sanitize(path)
+                inline(path)
             );
             let closest = corpus.closest_paths(path, SUGGESTIONS);
             if !closest.is_empty() {
                 message.push_str("\nclosest paths:");
                 for p in closest {
-                    message.push_str(&format!("\n  {}", sanitize(p)));
+                    message.push_str(&format!("\n  {}", inline(p)));
                 }
             }
             return Err(message);
@@ -134,17 +134,17 @@ fn skipped<'c>(corpus: &'c Corpus, query: &str) -> Option<&'c Diagnostic> {
 fn unknown_anchor(doc: &Document, anchor: &str) -> String {
     let mut message = format!(
         "lore: error: `{}` has no heading with anchor `#{}`",
-        sanitize(&doc.path),
-        sanitize(anchor)
+        inline(&doc.path),
+        inline(anchor)
     );
     if doc.sections.is_empty() {
         message.push_str(" (it has no headings)");
         return message;
     }
-    message.push_str(&format!("\nanchors in {}:", sanitize(&doc.path)));
+    message.push_str(&format!("\nanchors in {}:", inline(&doc.path)));
     for section in &doc.sections {
         let indent = "  ".repeat(usize::from(section.level));
-        message.push_str(&format!("\n{indent}#{}", sanitize(&section.anchor)));
+        message.push_str(&format!("\n{indent}#{}", inline(&section.anchor)));
     }
     message
 }

@@ -27,7 +27,7 @@ use std::collections::HashMap;
 
 use crate::corpus::Corpus;
 use crate::diagnostic::{self, Diagnostic};
-use crate::sources::SourceSet;
+use crate::sources::{Origin, SourceSet};
 
 /// A wrong tree, question or option id, or a move the session cannot make.
 /// Messages name the valid choices so the user can correct the call.
@@ -87,11 +87,11 @@ pub struct LoadedTrees {
 }
 
 /// Reads every `.toml` tree of `sources` and validates it against `corpus`.
-/// An invalid tree is reported and skipped; the others load.
+/// An invalid tree is reported and skipped; the others load. Tree ids are
+/// resolved by `one_tree_per_id`.
 pub fn load(sources: &SourceSet, corpus: &Corpus) -> LoadedTrees {
     let (files, mut diagnostics) = sources.collect("toml");
-    let mut trees: Vec<DecisionTree> = Vec::new();
-    let mut ids: HashMap<String, String> = HashMap::new();
+    let mut candidates: Vec<(usize, DecisionTree)> = Vec::new();
     for file in &files {
         let (tree, parse_diagnostics) = tree::parse(file);
         diagnostics.extend(parse_diagnostics);
@@ -99,20 +99,16 @@ pub fn load(sources: &SourceSet, corpus: &Corpus) -> LoadedTrees {
         let problems = validate::validate(&tree, corpus);
         let ok = !problems.iter().any(Diagnostic::is_error);
         diagnostics.extend(problems);
-        if !ok {
-            continue;
+        if ok {
+            candidates.push((layer(sources, &file.origin), tree));
         }
-        if let Some(first) = ids.get(&tree.id) {
-            diagnostics.push(Diagnostic::error(
-                &tree.path,
-                Some(tree.id_line),
-                format!("tree id `{}` is already used by `{first}`", tree.id),
-            ));
-            continue;
-        }
-        ids.insert(tree.id.clone(), tree.path.clone());
-        trees.push(tree);
     }
+    let (trees, clashes) = one_tree_per_id(candidates);
+    diagnostics.extend(clashes);
+    let ids: HashMap<String, String> = trees
+        .iter()
+        .map(|t| (t.id.clone(), t.path.clone()))
+        .collect();
     for tree in &trees {
         for outcome in tree.outcomes() {
             for related in &outcome.related {
@@ -135,6 +131,65 @@ pub fn load(sources: &SourceSet, corpus: &Corpus) -> LoadedTrees {
         diagnostics,
         files: files.len(),
     }
+}
+
+/// Which source a file came from: 0 for the built-in trees, then 1, 2… for
+/// the overlay folders in order (a folder given twice counts where it comes
+/// last).
+fn layer(sources: &SourceSet, origin: &Origin) -> usize {
+    match origin {
+        Origin::Builtin => 0,
+        Origin::Overlay { root, .. } => {
+            1 + sources
+                .overlays
+                .iter()
+                .rposition(|r| r == root)
+                .unwrap_or(0)
+        }
+    }
+}
+
+/// One tree per id. A tree from a later source takes the id from every
+/// earlier one whatever the files are called, as a knowledge file shadows
+/// the file with the same path: an overlay folder over the built-in trees,
+/// a later overlay over an earlier one. (Before, the file whose name sorted
+/// first won, and the error blamed the other one, often the shipped file.)
+/// Two valid trees of one source with the same id are an error on the
+/// second in path order, naming the first; the first is kept. `candidates`
+/// are valid trees with their source, in path order; so is the result.
+fn one_tree_per_id(candidates: Vec<(usize, DecisionTree)>) -> (Vec<DecisionTree>, Vec<Diagnostic>) {
+    let mut top: HashMap<String, usize> = HashMap::new();
+    for (layer, tree) in &candidates {
+        let best = top.entry(tree.id.clone()).or_insert(*layer);
+        *best = (*best).max(*layer);
+    }
+    let mut taken: HashMap<String, String> = HashMap::new();
+    let mut trees = Vec::new();
+    let mut clashes = Vec::new();
+    for (layer, tree) in candidates {
+        if layer < top[&tree.id] {
+            log::info!(
+                "tree `{}` of {} is replaced by a later tree folder's",
+                tree.id,
+                tree.path
+            );
+            continue;
+        }
+        if let Some(first) = taken.get(&tree.id) {
+            clashes.push(Diagnostic::error(
+                &tree.path,
+                Some(tree.id_line),
+                format!(
+                    "tree id `{}` is already used by `{first}` in the same folder; this file is skipped",
+                    tree.id
+                ),
+            ));
+            continue;
+        }
+        taken.insert(tree.id.clone(), tree.path.clone());
+        trees.push(tree);
+    }
+    (trees, clashes)
 }
 
 /// The valid trees of `sources` and the problems found. See [`load`].

@@ -7,6 +7,7 @@
 //! Every piece of file text is sanitized before it is measured, so control
 //! characters can neither reach the terminal nor upset the widths.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use pulldown_cmark::{Event, LinkType, Parser, Tag, TagEnd};
@@ -75,19 +76,25 @@ pub fn render(doc: &Document, options: &RenderOptions<'_>) -> Rendered {
         lead: None,
     };
     let body = doc.body();
-    let events: Vec<Spanned<'_>> = Parser::new_ext(body, markdown_options())
-        .into_offset_iter()
-        .collect();
-    for (i, (event, range)) in events.iter().enumerate() {
+    // Events are taken as they come, with the two the layout looks ahead
+    // at: collected whole, they took more memory than the rendered lines
+    // (about 100 bytes an event, several events a line).
+    let mut events = Parser::new_ext(body, markdown_options()).into_offset_iter();
+    let mut ahead: VecDeque<Spanned<'_>> = events.by_ref().take(LOOKAHEAD + 1).collect();
+    while let Some((event, range)) = ahead.pop_front() {
+        ahead.extend(events.by_ref().take(LOOKAHEAD - ahead.len()));
         let line = r.lines.line(doc.body_offset + range.start);
         let end_line = r
             .lines
             .line(doc.body_offset + range.end.saturating_sub(1).max(range.start));
-        r.event(event, line, end_line, &events[i + 1..]);
+        r.event(&event, line, end_line, ahead.make_contiguous());
     }
     r.flush_inline();
     r.finish()
 }
+
+/// Events after the current one that the layout may look at.
+const LOOKAHEAD: usize = 2;
 
 /// An event and the byte range of the body it came from.
 type Spanned<'a> = (Event<'a>, std::ops::Range<usize>);
@@ -682,9 +689,10 @@ impl Renderer<'_> {
             return;
         };
         let width = self.content_width();
-        for line in table::layout(&table.rows, &table.aligns, width, self.theme) {
+        let theme = self.theme;
+        table::layout(table.rows, &table.aligns, width, theme, &mut |line| {
             self.push_wrapped(line);
-        }
+        });
         self.need_blank = true;
     }
 
@@ -750,7 +758,7 @@ impl Renderer<'_> {
                         spans.extend(marker.iter().cloned());
                         *shown = true;
                     } else {
-                        spans.push(Span::raw(" ".repeat(*width)));
+                        spans.push(Span::raw(wrap::spaces(*width)));
                     }
                 }
             }
@@ -900,10 +908,9 @@ fn cut_left(spans: Vec<Span<'static>>, columns: usize) -> Vec<Span<'static>> {
 
 /// The longest prefix of `text` no wider than `width` columns.
 fn truncate(text: &str, width: usize) -> String {
-    use unicode_segmentation::UnicodeSegmentation;
     let mut out = String::new();
     let mut used = 0;
-    for g in text.graphemes(true) {
+    for g in crate::text::units(text) {
         let w = wrap::width(g);
         if used + w > width {
             break;

@@ -4,10 +4,12 @@
 //! shown as `Header: value` lines instead, which reads well on a phone-sized
 //! SSH window.
 
+use std::borrow::Cow;
+
 use pulldown_cmark::Alignment;
 use ratatui::style::Style;
 
-use super::wrap::{Frag, Inline, WrappedLine, wrap};
+use super::wrap::{Frag, Inline, WrappedLine, spaces, wrap};
 use crate::theme::Theme;
 
 /// Narrowest column worth a grid: below this, and narrower than its longest
@@ -23,15 +25,22 @@ pub struct Row {
     pub source: usize,
 }
 
-/// Lays out a table in `width` columns.
-pub fn layout(rows: &[Row], aligns: &[Alignment], width: usize, theme: &Theme) -> Vec<WrappedLine> {
+/// Lays out a table in `width` columns, handing each line to `emit` as it is
+/// made: a table of hundreds of thousands of rows is never held twice.
+pub fn layout(
+    rows: Vec<Row>,
+    aligns: &[Alignment],
+    width: usize,
+    theme: &Theme,
+    emit: &mut dyn FnMut(WrappedLine),
+) {
     let columns = rows.iter().map(|r| r.cells.len()).max().unwrap_or(0);
     if columns == 0 {
-        return Vec::new();
+        return;
     }
     let mut natural = vec![0usize; columns];
     let mut longest_word = vec![0usize; columns];
-    for row in rows {
+    for row in &rows {
         for (c, cell) in row.cells.iter().enumerate() {
             let lines = wrap(cell, usize::MAX / 2);
             let w = lines.iter().map(|l| l.width).max().unwrap_or(0);
@@ -48,9 +57,9 @@ pub fn layout(rows: &[Row], aligns: &[Alignment], width: usize, theme: &Theme) -
             .zip(&longest_word)
             .all(|(&w, &word)| w >= word.min(MIN_COLUMN));
     if grid_fits {
-        grid(rows, aligns, &widths, theme)
+        grid(rows, aligns, &widths, theme, emit);
     } else {
-        stacked(rows, width, theme)
+        stacked(&rows, width, theme, emit);
     }
 }
 
@@ -93,28 +102,36 @@ fn longest(cell: &[Inline]) -> usize {
         .unwrap_or(0)
 }
 
-fn grid(rows: &[Row], aligns: &[Alignment], widths: &[usize], theme: &Theme) -> Vec<WrappedLine> {
-    let wrapped: Vec<Vec<Vec<WrappedLine>>> = rows
-        .iter()
-        .map(|row| {
-            (0..widths.len())
-                .map(|c| {
-                    row.cells
-                        .get(c)
-                        .map_or_else(Vec::new, |cell| wrap(cell, widths[c]))
-                })
-                .collect()
-        })
-        .collect();
-    let body_wraps = rows
-        .iter()
-        .zip(&wrapped)
-        .any(|(row, cells)| !row.header && cells.iter().any(|c| c.len() > 1));
-    let mut out = Vec::new();
+/// Rows are wrapped one at a time as they are laid out: wrapping every cell
+/// first kept the whole table twice over (a table of 28,000 rows took 15 MB
+/// for the wrapped cells alone).
+fn grid(
+    rows: Vec<Row>,
+    aligns: &[Alignment],
+    widths: &[usize],
+    theme: &Theme,
+    emit: &mut dyn FnMut(WrappedLine),
+) {
+    let wrap_row = |row: &Row| -> Vec<Vec<WrappedLine>> {
+        (0..widths.len())
+            .map(|c| {
+                row.cells
+                    .get(c)
+                    .map_or_else(Vec::new, |cell| wrap(cell, widths[c]))
+            })
+            .collect()
+    };
+    let body_wraps = rows.iter().filter(|row| !row.header).any(|row| {
+        row.cells
+            .iter()
+            .zip(widths)
+            .any(|(cell, &w)| wraps(cell, w))
+    });
     let last_header = rows.iter().rposition(|r| r.header);
-    for (r, (row, cells)) in rows.iter().zip(&wrapped).enumerate() {
+    for (r, row) in rows.into_iter().enumerate() {
+        let cells = wrap_row(&row);
         if r > 0 && !row.header && body_wraps && Some(r - 1) != last_header {
-            out.push(rule(widths, row.source, theme.table_border));
+            emit(rule(widths, row.source, theme.table_border));
         }
         let height = cells.iter().map(Vec::len).max().unwrap_or(0).max(1);
         for k in 0..height {
@@ -124,7 +141,12 @@ fn grid(rows: &[Row], aligns: &[Alignment], widths: &[usize], theme: &Theme) -> 
             };
             for (c, &w) in widths.iter().enumerate() {
                 if c > 0 {
-                    append(&mut line, SEPARATOR, SEPARATOR_WIDTH, theme.table_border);
+                    append(
+                        &mut line,
+                        SEPARATOR.into(),
+                        SEPARATOR_WIDTH,
+                        theme.table_border,
+                    );
                 }
                 let cell = cells[c].get(k);
                 let used = cell.map_or(0, |l| l.width);
@@ -135,7 +157,7 @@ fn grid(rows: &[Row], aligns: &[Alignment], widths: &[usize], theme: &Theme) -> 
                     Alignment::Center => (pad / 2, pad - pad / 2),
                     Alignment::Left | Alignment::None => (0, pad),
                 };
-                append(&mut line, &" ".repeat(before), before, Style::new());
+                append(&mut line, spaces(before), before, Style::new());
                 if let Some(cell) = cell {
                     let offset = line.width;
                     line.links.extend(
@@ -147,17 +169,21 @@ fn grid(rows: &[Row], aligns: &[Alignment], widths: &[usize], theme: &Theme) -> 
                     line.width += cell.width;
                 }
                 if !last {
-                    append(&mut line, &" ".repeat(after), after, Style::new());
+                    append(&mut line, spaces(after), after, Style::new());
                 }
             }
             line.trim_end();
-            out.push(line);
+            emit(line);
         }
         if Some(r) == last_header {
-            out.push(rule(widths, row.source, theme.table_border));
+            emit(rule(widths, row.source, theme.table_border));
         }
     }
-    out
+}
+
+/// True when `cell` takes more than one line at width `w`.
+fn wraps(cell: &[Inline], w: usize) -> bool {
+    cell.iter().any(|i| matches!(i, Inline::Break)) || wrap(cell, w).len() > 1
 }
 
 fn rule(widths: &[usize], source: usize, style: Style) -> WrappedLine {
@@ -171,31 +197,29 @@ fn rule(widths: &[usize], source: usize, style: Style) -> WrappedLine {
         ..WrappedLine::default()
     };
     let width = widths.iter().sum::<usize>() + SEPARATOR_WIDTH * (widths.len() - 1);
-    append(&mut line, &text, width, style);
+    append(&mut line, text.into(), width, style);
     line
 }
 
-fn append(line: &mut WrappedLine, text: &str, width: usize, style: Style) {
+fn append(line: &mut WrappedLine, text: Cow<'static, str>, width: usize, style: Style) {
     if text.is_empty() {
         return;
     }
     line.width += width;
-    line.spans
-        .push(ratatui::text::Span::styled(text.to_string(), style));
+    line.spans.push(ratatui::text::Span::styled(text, style));
 }
 
 /// One `Header: value` block per row, rows separated by a short rule.
-fn stacked(rows: &[Row], width: usize, theme: &Theme) -> Vec<WrappedLine> {
+fn stacked(rows: &[Row], width: usize, theme: &Theme, emit: &mut dyn FnMut(WrappedLine)) {
     let header: Option<&Row> = rows.iter().find(|r| r.header);
     let body: Vec<&Row> = rows.iter().filter(|r| !r.header).collect();
-    let mut out = Vec::new();
     if body.is_empty() {
         if let Some(header) = header {
             for cell in &header.cells {
-                out.extend(wrap(cell, width));
+                wrap(cell, width).into_iter().for_each(&mut *emit);
             }
         }
-        return out;
+        return;
     }
     for (i, row) in body.iter().enumerate() {
         if i > 0 {
@@ -204,8 +228,8 @@ fn stacked(rows: &[Row], width: usize, theme: &Theme) -> Vec<WrappedLine> {
                 source: row.source,
                 ..WrappedLine::default()
             };
-            append(&mut line, &"╌".repeat(w), w, theme.table_border);
-            out.push(line);
+            append(&mut line, "╌".repeat(w).into(), w, theme.table_border);
+            emit(line);
         }
         for (c, cell) in row.cells.iter().enumerate() {
             let mut inlines: Vec<Inline> = Vec::new();
@@ -222,10 +246,9 @@ fn stacked(rows: &[Row], width: usize, theme: &Theme) -> Vec<WrappedLine> {
                 }));
             }
             inlines.extend(cell.iter().cloned());
-            out.extend(wrap(&inlines, width));
+            wrap(&inlines, width).into_iter().for_each(&mut *emit);
         }
     }
-    out
 }
 
 #[cfg(test)]

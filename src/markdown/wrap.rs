@@ -1,16 +1,21 @@
 //! Word wrapping by display width: a run of styled text becomes lines no wider
 //! than the width. CJK and emoji count two columns. A word narrower than the
 //! width is never split; only a word wider than the whole width (a long URL,
-//! a path) is broken, at grapheme boundaries. Whitespace collapses to one
+//! a path) is broken, at grapheme boundaries, never inside an escape such as
+//! `^[` or `<U+2066>` (`text::units`). Whitespace collapses to one
 //! space and disappears at line ends, as in any Markdown viewer.
 //!
 //! Text given here must already be sanitized: this module measures, it does
 //! not filter.
 
+use std::borrow::Cow;
+
 use ratatui::style::Style;
 use ratatui::text::Span;
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthStr;
+
+use crate::text::units;
 
 /// A piece of inline text with one style, maybe part of a link.
 #[derive(Debug, Clone)]
@@ -81,6 +86,16 @@ impl WrappedLine {
         for link in &mut self.links {
             link.1 = link.1.min(self.width);
         }
+    }
+}
+
+/// `n` spaces, borrowed when short: padding and indentation are many of a
+/// document's spans, and an allocation each cost more than the text.
+pub fn spaces(n: usize) -> Cow<'static, str> {
+    const SPACES: &str = "                                                                                                                                ";
+    match SPACES.get(..n) {
+        Some(s) => Cow::Borrowed(s),
+        None => Cow::Owned(" ".repeat(n)),
     }
 }
 
@@ -155,8 +170,7 @@ impl Wrapper {
             .pieces
             .iter()
             .flat_map(|&(text, _, style, link, source)| {
-                text.graphemes(true)
-                    .map(move |g| (g, UnicodeWidthStr::width(g), style, link, source))
+                units(text).map(move |g| (g, UnicodeWidthStr::width(g), style, link, source))
             })
             .collect();
         let mut start = 0;
@@ -276,11 +290,7 @@ pub fn break_preformatted(
     // Graphemes with their style, to cut anywhere.
     let cells: Vec<(&str, usize, Style)> = spans
         .iter()
-        .flat_map(|s| {
-            s.content
-                .graphemes(true)
-                .map(move |g| (g, UnicodeWidthStr::width(g), s.style))
-        })
+        .flat_map(|s| units(&s.content).map(move |g| (g, UnicodeWidthStr::width(g), s.style)))
         .collect();
     let mut pieces = Vec::new();
     let mut start = 0;
@@ -407,5 +417,70 @@ mod tests {
         let token = vec![Span::raw("x".repeat(25))];
         let pieces = break_preformatted(&token, 10, 2);
         assert_eq!(pieces.len(), 3); // 10 + 8 + 7 columns
+    }
+
+    /// Byte offsets where `text` may be cut: between its units.
+    fn cuts(text: &str) -> Vec<usize> {
+        let mut at = 0;
+        let mut cuts = vec![0];
+        for unit in crate::text::units(text) {
+            at += unit.len();
+            cuts.push(at);
+        }
+        cuts
+    }
+
+    #[test]
+    fn escapes_are_never_split() {
+        // An outcome title showed `^` at a line end and `[` on the next.
+        let title = crate::text::sanitize("abcdefghi\x1b[31mred");
+        let lines = wrap(&[text(&title)], 10);
+        assert_eq!(plain(&lines), vec!["abcdefghi", "^[[31mred"]);
+        let isolate = crate::text::sanitize("abcdefg\u{2066}txt");
+        let lines = wrap(&[text(&isolate)], 10);
+        assert_eq!(plain(&lines), vec!["abcdefg", "<U+2066>tx", "t"]);
+        let pieces = break_preformatted(&[Span::raw(isolate.clone())], 10, 2);
+        let pieces: Vec<String> = pieces
+            .iter()
+            .map(|p| p.iter().map(|s| s.content.as_ref()).collect())
+            .collect();
+        assert_eq!(pieces, vec!["abcdefg", "<U+2066>", "txt"]);
+    }
+
+    proptest::proptest! {
+        /// Any text, sanitized, wraps into lines that hold no control or
+        /// hidden character and cut it only between whole units.
+        #[test]
+        fn sanitized_text_wraps_into_whole_escapes(
+            raw in "[a-z ^<>U+0-9\\x00-\\x1f\\x7f-\\u{9f}\\u{200b}-\\u{200f}\\u{2028}-\\u{202e}\\u{2060}-\\u{2069}\\u{feff}漢🚀]{0,60}",
+            width in 1usize..24,
+        ) {
+            let safe = crate::text::sanitize(&raw);
+            // Without spaces the lines put back together are the text.
+            let word: String = safe.chars().filter(|c| !c.is_whitespace()).collect();
+            let cuts = cuts(&word);
+            let preformatted: Vec<String> = break_preformatted(&[Span::raw(word.clone())], width, 2)
+                .iter()
+                .map(|p| p.iter().map(|s| s.content.as_ref()).collect())
+                .collect();
+            for lines in [plain(&wrap(&[text(&word)], width)), preformatted] {
+                proptest::prop_assert_eq!(lines.concat(), word.clone());
+                let mut at = 0;
+                for line in &lines {
+                    proptest::prop_assert!(
+                        !line.chars().any(|c| c.is_control() || crate::text::needs_escape(c)),
+                        "{:?}", line
+                    );
+                    at += line.len();
+                    proptest::prop_assert!(cuts.contains(&at), "{:?} cut inside a unit: {:?}", word, lines);
+                }
+            }
+            // With spaces: every line is whole units of the text.
+            let folded = safe.split_whitespace().collect::<Vec<_>>().join(" ");
+            for line in plain(&wrap(&[text(&safe)], width)) {
+                proptest::prop_assert!(!line.chars().any(|c| c.is_control() || crate::text::needs_escape(c)));
+                proptest::prop_assert!(folded.contains(line.trim()), "{:?} not in {:?}", line, folded);
+            }
+        }
     }
 }

@@ -13,7 +13,7 @@ use crate::corpus::Corpus;
 use crate::decide::{DecisionTree, Session};
 use crate::diagnostic::Diagnostic;
 use crate::markdown::RenderCache;
-use crate::text::sanitize;
+use crate::text::{inline, sanitize};
 use crate::theme::Theme;
 
 use super::action::Action;
@@ -241,6 +241,19 @@ impl App {
         self.effects.push(effect);
     }
 
+    /// Queues a copy of `text` as a user sees and would type it
+    /// (`text::for_clipboard`) and returns what the status line adds: empty,
+    /// or how many characters were left out.
+    pub(super) fn copy(&mut self, text: &str) -> String {
+        let (clean, removed) = crate::text::for_clipboard(text);
+        self.effects_push(Effect::Copy(clean));
+        match removed {
+            0 => String::new(),
+            1 => "; left out 1 control or invisible character".to_string(),
+            n => format!("; left out {n} control or invisible characters"),
+        }
+    }
+
     pub fn set_status(&mut self, level: Level, text: impl Into<String>) {
         let text = sanitize(&text.into()).replace('\n', " ");
         if matches!(level, Level::Warning | Level::Error) {
@@ -304,7 +317,7 @@ impl App {
                 self.index_progress = None;
                 self.search.index = IndexState::Ready { sections, rebuilt };
                 for w in &warnings {
-                    self.log.events.push(sanitize(&w.to_string()));
+                    self.log.events.push(inline(&w.to_string()));
                 }
                 self.warnings.extend(warnings);
                 // Whatever was typed while the index opened is asked again.

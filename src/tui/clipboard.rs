@@ -1,6 +1,9 @@
 //! Copying by OSC 52: the terminal itself puts the text on the clipboard, so
 //! copying works over SSH and inside tmux where lore cannot reach a local
-//! clipboard. The sequence is only ever built from text the user chose to copy.
+//! clipboard. The sequence is only ever built from text the user chose to copy,
+//! and only from what they can see and would type: `text::for_clipboard`
+//! leaves out control and invisible characters (the app does so first, to say
+//! so in the status line; this is the last gate).
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -14,6 +17,7 @@ pub const MAX_COPY_BYTES: usize = 74_000;
 /// tmux's passthrough, which reaches the outer terminal when tmux's
 /// `set-clipboard` is off but `allow-passthrough` is on.
 pub fn osc52(text: &str, inside_tmux: bool) -> Result<String, String> {
+    let (text, _) = crate::text::for_clipboard(text);
     if text.len() > MAX_COPY_BYTES {
         return Err(format!(
             "{} bytes is more than a terminal clipboard takes ({MAX_COPY_BYTES})",
@@ -46,6 +50,15 @@ mod tests {
         let seq = osc52("a", true).unwrap();
         assert!(seq.starts_with("\x1b]52;c;YQ==\x07\x1bPtmux;\x1b\x1b]52;c;YQ==\x07"));
         assert!(seq.ends_with("\x1b\\"));
+    }
+
+    #[test]
+    fn control_characters_never_reach_the_clipboard() {
+        // A copied `ESC [201~` would end a bracketed paste early.
+        assert_eq!(
+            osc52("x \x1b[201~ y\u{202e}\n", false).unwrap(),
+            osc52("x [201~ y\n", false).unwrap()
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@ use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 
 use crate::corpus::{Corpus, Kind};
-use crate::text::sanitize;
+use crate::text::inline;
 
 use super::widgets::{Cursor, TextInput};
 
@@ -57,11 +57,7 @@ impl Library {
             rows: grouped.clone(),
             cursor: Cursor::default(),
             grouped,
-            haystacks: corpus
-                .documents
-                .iter()
-                .map(|d| sanitize(&d.title))
-                .collect(),
+            haystacks: corpus.documents.iter().map(|d| inline(&d.title)).collect(),
             matcher: Matcher::new(Config::DEFAULT),
         };
         library.cursor.selected = library.first_doc_row().unwrap_or(0);

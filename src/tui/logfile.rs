@@ -1,6 +1,12 @@
 //! The TUI's log: a small `log` implementation that appends to a file in the
 //! state folder. The screen belongs to the UI, so nothing is ever logged to it;
 //! the panic hook and the log view point at this file instead.
+//!
+//! The README asks users to attach the log to bug reports, and messages
+//! quote tree files, config keys and file names: every line is sanitized
+//! (`text::sanitize`), and a message's own line breaks are indented, so
+//! nothing in the file is an escape sequence and no message can forge a
+//! record of its own.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
@@ -9,6 +15,7 @@ use std::sync::Mutex;
 use std::time::SystemTime;
 
 use crate::date::timestamp;
+use crate::text::{inline, sanitize};
 
 use log::{LevelFilter, Log, Metadata, Record};
 
@@ -33,12 +40,11 @@ impl Log for FileLogger {
         if !self.enabled(record.metadata()) {
             return;
         }
-        let line = format!(
-            "{} {:<5} {}: {}\n",
-            timestamp(SystemTime::now()),
+        let line = record_line(
+            &timestamp(SystemTime::now()),
             record.level(),
             record.target(),
-            record.args()
+            &record.args().to_string(),
         );
         if let Ok(mut file) = self.file.lock() {
             let _ = file.write_all(line.as_bytes());
@@ -50,6 +56,13 @@ impl Log for FileLogger {
             let _ = file.flush();
         }
     }
+}
+
+/// One record as written to the file: `TIME LEVEL target: message`, then a
+/// newline. Continuation lines of a message start with four spaces.
+fn record_line(time: &str, level: log::Level, target: &str, message: &str) -> String {
+    let message = sanitize(message.trim_end_matches('\n')).replace('\n', "\n    ");
+    format!("{time} {level:<5} {}: {message}\n", inline(target))
 }
 
 /// Opens `DIR/lore.log` for appending and makes it the process's logger.
@@ -79,4 +92,23 @@ pub fn install(state_dir: &Path) -> Result<PathBuf, String> {
     log::set_logger(logger).map_err(|e| format!("cannot install the logger: {e}"))?;
     log::set_max_level(level);
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_are_sanitized_and_cannot_forge_records() {
+        let line = record_line(
+            "2026-01-01T00:00:00Z",
+            log::Level::Warn,
+            "lore",
+            "tree\x1b[31m.toml:1: bad key `\u{9b}2J`\n2026-01-01T00:00:00Z ERROR lore: forged\u{202e}",
+        );
+        assert_eq!(
+            line,
+            "2026-01-01T00:00:00Z WARN  lore: tree^[[31m.toml:1: bad key `<U+009B>2J`\n    2026-01-01T00:00:00Z ERROR lore: forged<U+202E>\n"
+        );
+    }
 }

@@ -85,6 +85,7 @@ pub fn run_probing(settings: &Settings, probing: ProbeOptions) -> Result<(), Tui
     services.probing = probing;
     let log_path = app.log_path.clone();
     terminal::install_panic_hook(log_path);
+    terminal::restore_on_signals()?;
     let mut tui = terminal::enter()?;
     let result = event_loop(&mut tui, app, &services);
     terminal::restore();

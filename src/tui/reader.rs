@@ -13,7 +13,7 @@ use crate::corpus::{Kind, LinkTarget};
 use crate::markdown::{Highlighter, RenderOptions, Rendered};
 
 use super::action::Action;
-use super::app::{App, Effect, Level, Screen};
+use super::app::{App, Level, Screen};
 use super::layout;
 use super::page::{Mark, Page, find_all};
 use super::widgets::{Cursor, TextInput};
@@ -325,8 +325,8 @@ impl App {
                     },
                     LinkTarget::OutsideRoot(dest) => dest.clone(),
                 };
-                self.effects_push(Effect::Copy(address.clone()));
-                self.set_status(Level::Ok, format!("copied {address}"));
+                let removed = self.copy(&address);
+                self.set_status(Level::Ok, format!("copied {address}{removed}"));
             }
             Action::Companion => self.open_companion(),
             Action::Back => {
@@ -352,11 +352,11 @@ impl App {
             Some(lang) => format!("{lang} block"),
             None => "code block".to_string(),
         };
-        self.effects_push(Effect::Copy(raw));
+        let removed = self.copy(&raw);
         self.set_status(
             Level::Ok,
             format!(
-                "copied the {what} ({lines} line{}) to the clipboard",
+                "copied the {what} ({lines} line{}) to the clipboard{removed}",
                 if lines == 1 { "" } else { "s" }
             ),
         );

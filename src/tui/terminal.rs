@@ -1,7 +1,9 @@
 //! Entering and leaving the terminal's full-screen mode, and putting it back
 //! when anything goes wrong: a panic anywhere first restores the terminal
 //! (main screen, cooked mode, visible cursor, no mouse capture), then says what
-//! happened and where the log is.
+//! happened and where the log is. SIGTERM, SIGHUP and SIGQUIT restore it
+//! too, then end the process with the status a shell expects (128 + the
+//! signal's number).
 
 use std::io::{self, Stdout, Write};
 use std::path::PathBuf;
@@ -37,6 +39,36 @@ pub fn enter() -> io::Result<Tui> {
         restore();
     }
     terminal
+}
+
+/// Restores the terminal when the process is asked to stop (SIGTERM: `kill`,
+/// a service manager; SIGHUP: the terminal or SSH connection went away;
+/// SIGQUIT), then exits with 128 + the signal's number. Without this the
+/// default action killed lore with the terminal still raw, on the alternate
+/// screen, with bracketed paste on. Call once, before `enter`.
+#[cfg(unix)]
+pub fn restore_on_signals() -> io::Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGQUIT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGQUIT])?;
+    std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                // Holding stdout keeps the UI thread from drawing after the
+                // terminal is back to normal; the process ends holding it.
+                let _stdout = io::stdout().lock();
+                restore();
+                log::warn!("stopped by signal {signal}");
+                log::logger().flush();
+                std::process::exit(128 + signal);
+            }
+        })?;
+    Ok(())
+}
+
+#[cfg(not(unix))]
+pub fn restore_on_signals() -> io::Result<()> {
+    Ok(())
 }
 
 /// Turns mouse capture on or off.

@@ -400,14 +400,19 @@ impl App {
         };
         let session = walk.session.clone();
         let text = session.transcript(&crate::date::today());
-        self.effects_push(Effect::Copy(text));
+        let removed = self.copy(&text);
         if self.trees.can_save {
             self.effects_push(Effect::SaveTranscript(session));
-            self.set_status(Level::Ok, "transcript copied to the clipboard; saving…");
+            self.set_status(
+                Level::Ok,
+                format!("transcript copied to the clipboard{removed}; saving…"),
+            );
         } else {
             self.set_status(
                 Level::Ok,
-                "transcript copied to the clipboard (no data folder to save it in)",
+                format!(
+                    "transcript copied to the clipboard{removed} (no data folder to save it in)"
+                ),
             );
         }
     }

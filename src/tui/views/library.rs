@@ -9,7 +9,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::{fit, fit_left, marked};
 use crate::corpus::Kind;
-use crate::text::sanitize;
+use crate::text::{inline, sanitize};
 use crate::tui::app::App;
 use crate::tui::layout;
 use crate::tui::library::Row;
@@ -70,7 +70,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, area: Rect) {
                     }
                 }
                 Line::from(vec![
-                    Span::styled(format!(" {}", sanitize(name)), chrome.heading),
+                    Span::styled(format!(" {}", inline(name)), chrome.heading),
                     Span::styled(format!("  {}", counts.join(", ")), chrome.dim),
                 ])
             }
@@ -97,8 +97,8 @@ fn doc_line(
     selected: bool,
 ) -> Line<'static> {
     let chrome = &app.chrome;
-    let title = sanitize(title);
-    let path = sanitize(path);
+    let title = inline(title);
+    let path = inline(path);
     let tag = match kind {
         Kind::Knowledge => "",
         Kind::Drop => "drop",

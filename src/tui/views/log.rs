@@ -6,14 +6,14 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use crate::text::sanitize;
+use crate::text::inline;
 use crate::tui::app::App;
 
 pub fn lines(app: &App) -> Vec<Line<'static>> {
     let chrome = &app.chrome;
     let mut lines = Vec::new();
     let log = match &app.log_path {
-        Some(path) => sanitize(&path.display().to_string()),
+        Some(path) => inline(&path.display().to_string()),
         None => "(none: the state folder could not be written)".to_string(),
     };
     lines.push(Line::from(vec![
@@ -40,10 +40,10 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
         };
         lines.push(Line::from(vec![
             Span::raw("   "),
-            Span::styled(sanitize(&location), chrome.dim),
+            Span::styled(inline(&location), chrome.dim),
             Span::raw(": "),
             Span::styled(d.severity.to_string(), style),
-            Span::raw(format!(": {}", sanitize(&d.message))),
+            Span::raw(format!(": {}", inline(&d.message))),
         ]));
     }
     lines.push(Line::default());

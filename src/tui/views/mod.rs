@@ -16,12 +16,12 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Wrap};
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+use unicode_width::UnicodeWidthStr;
 
 use super::app::{App, Level, Screen};
 use super::keymap::Mode;
 use super::layout::{self, MIN_HEIGHT, MIN_WIDTH};
-use crate::text::sanitize;
+use crate::text::{inline, sanitize};
 
 /// Draws the whole screen for the app's current state.
 pub fn draw(frame: &mut Frame<'_>, app: &App) {
@@ -85,11 +85,11 @@ fn header(frame: &mut Frame<'_>, app: &App, area: Rect) {
                     .height as usize;
                 let position = reader::position(page, height);
                 let path = fit_left(
-                    &sanitize(&page.doc.path),
+                    &inline(&page.doc.path),
                     (area.width as usize).saturating_sub(position.len() + 3 + 28),
                 );
                 right = format!("{path}  {position} ");
-                ("Reader", sanitize(&page.doc.title))
+                ("Reader", inline(&page.doc.title))
             }
             None => ("Reader", String::new()),
         },
@@ -224,14 +224,15 @@ pub fn fit(text: &str, width: usize) -> String {
     if width == 0 {
         return String::new();
     }
+    // By units, so an escape (`<U+2066>`) is kept whole or left out whole.
     let mut out = String::new();
     let mut used = 0;
-    for c in text.chars() {
-        let w = c.width().unwrap_or(0);
+    for unit in crate::text::units(text) {
+        let w = unit.width();
         if used + w > width - 1 {
             break;
         }
-        out.push(c);
+        out.push_str(unit);
         used += w;
     }
     out.push('…');
@@ -247,18 +248,18 @@ pub fn fit_left(text: &str, width: usize) -> String {
     if width == 0 {
         return String::new();
     }
-    let mut tail: Vec<char> = Vec::new();
+    let units: Vec<&str> = crate::text::units(text).collect();
+    let mut start = units.len();
     let mut used = 0;
-    for c in text.chars().rev() {
-        let w = c.width().unwrap_or(0);
+    while start > 0 {
+        let w = units[start - 1].width();
         if used + w > width - 1 {
             break;
         }
-        tail.push(c);
         used += w;
+        start -= 1;
     }
-    tail.push('…');
-    tail.into_iter().rev().collect()
+    format!("…{}", units[start..].concat())
 }
 
 /// Spans for `text` with the characters at `positions` (char indices, sorted)

@@ -10,7 +10,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use unicode_width::UnicodeWidthChar;
 
 use super::{fit, popup};
-use crate::text::sanitize;
+use crate::text::{inline, sanitize};
 use crate::tui::app::App;
 use crate::tui::layout;
 use crate::tui::page::Page;
@@ -143,7 +143,7 @@ fn draw_toc(frame: &mut Frame<'_>, app: &App, page: &Page, area: Rect) {
         let indent = "  ".repeat(usize::from(h.level.saturating_sub(1)).min(4));
         let marker = if Some(i) == current { "•" } else { " " };
         let text = fit(
-            &format!("{marker}{indent}{}", sanitize(&h.title)),
+            &format!("{marker}{indent}{}", inline(&h.title)),
             width.saturating_sub(1),
         );
         let style = if i == cursor.selected {

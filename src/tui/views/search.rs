@@ -11,7 +11,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use super::{Runs, fit, fit_left};
-use crate::text::{needs_escape, sanitize};
+use crate::text::{inline, needs_escape, sanitize};
 use crate::tui::app::App;
 use crate::tui::layout;
 use crate::tui::search::IndexState;
@@ -84,12 +84,12 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, body: Rect) {
         let selected = i == cursor.selected;
         let row = chrome.row(selected);
         let (base, dim, hit_style) = (row.title, row.dim, row.matched);
-        let location = format!("{}:{} ", sanitize(&hit.path), hit.line);
+        let location = format!("{}:{} ", inline(&hit.path), hit.line);
         let location = fit_left(&location, width / 2);
         // The section says most about a hit, so it goes first and is cut
         // last; the document's title follows, dimmed.
-        let heading = sanitize(&hit.heading);
-        let title = sanitize(&hit.title);
+        let heading = inline(&hit.heading);
+        let title = inline(&hit.title);
         let section = heading
             .strip_prefix(title.as_str())
             .map(|rest| rest.trim_start_matches(" › ").to_string())

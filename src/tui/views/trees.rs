@@ -10,7 +10,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::{fit, fit_left};
 use crate::decide::Step;
-use crate::text::{one_line, sanitize};
+use crate::text::{inline, one_line, sanitize};
 use crate::tui::app::App;
 use crate::tui::layout;
 
@@ -44,7 +44,7 @@ pub fn draw_list(frame: &mut Frame<'_>, app: &App, area: Rect) {
             }
             None => String::new(),
         };
-        let id = format!("{progress}{}", sanitize(&tree.id));
+        let id = format!("{progress}{}", inline(&tree.id));
         let head = format!(
             "{} {}. {}",
             if selected { "▸" } else { " " },
@@ -185,7 +185,7 @@ pub fn draw_walk(frame: &mut Frame<'_>, app: &App, body: Rect) {
         why.push(Line::from(Span::styled("Read more", chrome.heading)));
         for e in &question.evidence {
             why.push(Line::from(Span::styled(
-                format!("  {}", sanitize(&e.link)),
+                format!("  {}", inline(&e.link)),
                 chrome.dim,
             )));
         }
