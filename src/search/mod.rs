@@ -79,6 +79,8 @@ impl Hit {
 /// A hit holding less than this share of the query's weighted words (see
 /// [`Hit::confidence`]) is a weak answer: lore says so.
 pub const CONFIDENT_SHARE: f32 = 0.45;
+/// What lore says above the hits when the best one is weak.
+pub const WEAK_NOTICE: &str = "no section answers this confidently; closest:";
 
 /// What opening (and maybe building) an index did.
 #[derive(Debug, Clone, Default)]

@@ -90,6 +90,8 @@ struct Services {
     store: Option<SessionStore>,
     /// Where the search index is cached.
     cache_dir: Option<PathBuf>,
+    /// The knowledge roots' vocabulary, for the search worker.
+    vocabulary: crate::search::vocabulary::Vocabulary,
 }
 
 /// The part of start-up that may fail or print, done before raw mode.
@@ -174,6 +176,7 @@ fn prepare(settings: &Settings) -> Result<(App, Services), TuiError> {
         Services {
             store,
             cache_dir: settings.paths.cache_dir.clone(),
+            vocabulary: crate::search::vocabulary::Vocabulary::load(&settings.knowledge).0,
         },
     ))
 }
@@ -246,6 +249,7 @@ fn event_loop(tui: &mut terminal::Tui, mut app: App, services: &Services) -> Res
     }
     let queries = match search_worker::spawn(
         Arc::clone(&app.corpus),
+        services.vocabulary.clone(),
         services.cache_dir.clone(),
         tx.clone(),
     ) {
