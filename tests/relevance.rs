@@ -121,7 +121,12 @@ fn weak_answers_are_told_apart() {
     let weak_answered: Vec<String> = set
         .query
         .iter()
-        .filter(|c| index.query(&c.q, 1).first().is_some_and(|h| !h.is_confident()))
+        .filter(|c| {
+            index
+                .query(&c.q, 1)
+                .first()
+                .is_some_and(|h| !h.is_confident())
+        })
         .map(|c| c.q.clone())
         .collect();
     let confident_unrelated: Vec<&str> = UNANSWERABLE
@@ -136,7 +141,9 @@ fn weak_answers_are_told_apart() {
         confident_unrelated.len(),
         UNANSWERABLE.len()
     );
-    println!("weak but answered: {weak_answered:?}\nconfident but unrelated: {confident_unrelated:?}");
+    println!(
+        "weak but answered: {weak_answered:?}\nconfident but unrelated: {confident_unrelated:?}"
+    );
     assert!(
         weak_answered.len() * 20 <= set.query.len(),
         "over 5% of answered queries are called weak"

@@ -377,10 +377,17 @@ node1:1234:1300 [0] NCCL WARN Call to connect returned Connection timed out, ret
 fn a_query_the_knowledge_cannot_answer_is_called_weak() {
     let home = home();
     let out = lore(&home)
-        .args(["search", "npm ERR! code ERESOLVE unable to resolve dependency tree"])
+        .args([
+            "search",
+            "npm ERR! code ERESOLVE unable to resolve dependency tree",
+        ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "the closest hits are still listed");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "the closest hits are still listed"
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("no section answers this confidently; closest:"),
@@ -389,7 +396,11 @@ fn a_query_the_knowledge_cannot_answer_is_called_weak() {
     let out = lore(&home).args(["search", CUPTI_ERROR]).output().unwrap();
     assert!(!String::from_utf8_lossy(&out.stderr).contains("confidently"));
     let out = lore(&home)
-        .args(["search", "--json", "npm ERR! code ERESOLVE unable to resolve dependency tree"])
+        .args([
+            "search",
+            "--json",
+            "npm ERR! code ERESOLVE unable to resolve dependency tree",
+        ])
         .output()
         .unwrap();
     let hits: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -402,7 +413,10 @@ fn a_10_mb_paste_is_searched_by_its_last_megabyte() {
     let mut log = Vec::new();
     let mut i = 0;
     while log.len() < 10 << 20 {
-        log.extend_from_slice(format!("Get:{i} http://archive.ubuntu.com/ubuntu jammy/main amd64 pkg-{i} [1 kB]\n").as_bytes());
+        log.extend_from_slice(
+            format!("Get:{i} http://archive.ubuntu.com/ubuntu jammy/main amd64 pkg-{i} [1 kB]\n")
+                .as_bytes(),
+        );
         i += 1;
     }
     log.extend_from_slice(b"\xff\xfe not UTF-8 \xc3\n");

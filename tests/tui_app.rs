@@ -505,13 +505,19 @@ fn a_pasted_build_log_of_any_size_is_triaged_and_its_lines_shown() {
     a.update(Action::Paste(log));
     assert!(a.search.input.cut, "a paste over 1 MB is cut");
     assert!(a.search.input.text.len() <= lore::tui::search::MAX_QUERY_BYTES);
-    assert!(a.search.input.text.contains("Conflicting values"), "the end is kept");
+    assert!(
+        a.search.input.text.contains("Conflicting values"),
+        "the end is kept"
+    );
     common::pump(&mut a, &index);
     assert_eq!(a.search.searched.len(), 3, "{:?}", a.search.searched);
     assert!(a.search.searched[0].contains("Conflicting values set for option Signed-By"));
     assert!(!a.search.hits.is_empty());
     let shown = screen(&a);
-    assert!(shown.contains("searched: #7 9.913 E: Conflicting values"), "{shown}");
+    assert!(
+        shown.contains("searched: #7 9.913 E: Conflicting values"),
+        "{shown}"
+    );
     assert!(shown.contains("cut to its last 1 MB"), "{shown}");
 }
 

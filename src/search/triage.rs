@@ -113,9 +113,9 @@ pub fn pick(lines: &[&str]) -> Vec<Picked> {
 pub fn classify(line: &str) -> LineKind {
     // The classic builder's `Step 3/12 : RUN …` only says which step runs.
     if let Some(rest) = line.trim_start().strip_prefix("Step ")
-        && rest
-            .split_once(' ')
-            .is_some_and(|(n, _)| n.contains('/') && n.chars().all(|c| c.is_ascii_digit() || c == '/'))
+        && rest.split_once(' ').is_some_and(|(n, _)| {
+            n.contains('/') && n.chars().all(|c| c.is_ascii_digit() || c == '/')
+        })
     {
         return LineKind::Noise;
     }
@@ -422,7 +422,9 @@ node1:1234:1300 [0] NCCL WARN Call to connect returned Connection timed out
         let picked = pick(&log.lines().collect::<Vec<_>>());
         let lines: Vec<&str> = picked.iter().map(|p| p.line.as_str()).collect();
         assert!(
-            !lines.iter().any(|l| l.contains("libibverbs") || l.contains("dlerror")),
+            !lines
+                .iter()
+                .any(|l| l.contains("libibverbs") || l.contains("dlerror")),
             "{lines:?}"
         );
         assert!(lines[0].contains("NCCL WARN"), "{lines:?}");

@@ -182,7 +182,8 @@ impl Vocabulary {
         let mut added: Vec<QueryTerm> = Vec::new();
         for term in query.terms.iter().filter(|t| t.alias_of.is_none()) {
             for alt in self.alternatives(&term.text) {
-                if query.terms.iter().any(|t| &t.text == alt) || added.iter().any(|t| &t.text == alt)
+                if query.terms.iter().any(|t| &t.text == alt)
+                    || added.iter().any(|t| &t.text == alt)
                 {
                     continue;
                 }
@@ -211,7 +212,10 @@ pub fn word_forms(word: &str) -> Vec<String> {
     if let Some(stem) = word.strip_suffix("ies") {
         out.push(format!("{stem}y"));
     } else if let Some(stem) = word.strip_suffix("es")
-        && (stem.ends_with('s') || stem.ends_with('x') || stem.ends_with("ch") || stem.ends_with("sh"))
+        && (stem.ends_with('s')
+            || stem.ends_with('x')
+            || stem.ends_with("ch")
+            || stem.ends_with("sh"))
     {
         out.push(stem.to_string());
     } else if let Some(stem) = word.strip_suffix('s')

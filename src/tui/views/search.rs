@@ -11,10 +11,10 @@ use ratatui::widgets::{Paragraph, Wrap};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use super::{Runs, fit, fit_left};
+use crate::search::WEAK_NOTICE;
 use crate::text::{needs_escape, sanitize};
 use crate::tui::app::App;
 use crate::tui::layout;
-use crate::search::WEAK_NOTICE;
 use crate::tui::search::{IndexState, SHOWN_SEARCHED};
 
 pub fn draw(frame: &mut Frame<'_>, app: &App, body: Rect) {
@@ -63,7 +63,10 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, body: Rect) {
         }
         if search.searched.len() > shown {
             lines.push(Line::from(Span::styled(
-                format!("           and {} more lines", search.searched.len() - shown),
+                format!(
+                    "           and {} more lines",
+                    search.searched.len() - shown
+                ),
                 chrome.dim,
             )));
         }
