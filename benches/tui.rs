@@ -79,6 +79,7 @@ fn answer(app: &mut App, index: &SearchIndex) {
             app.update(Action::SearchResults {
                 generation,
                 hits: Arc::new(hits),
+                searched: Arc::new(Vec::new()),
             });
         }
     }

@@ -87,3 +87,69 @@ fn expected_files_rank_in_the_top_three() {
         share * 100.0
     );
 }
+
+/// Errors and questions from other domains: the knowledge has no answer.
+const UNANSWERABLE: &[&str] = &[
+    "ORA-12154: TNS:could not resolve the connect identifier specified",
+    "npm ERR! code ERESOLVE unable to resolve dependency tree",
+    "java.lang.NullPointerException: Cannot invoke \"String.length()\" because \"s\" is null",
+    "SQLSTATE[HY000] [2002] Connection refused",
+    "error[E0382]: borrow of moved value: `v`",
+    "Uncaught TypeError: Cannot read properties of undefined (reading 'map')",
+    "kubectl CrashLoopBackOff Back-off restarting failed container",
+    "how do I center a div in css",
+    "git merge conflict in package-lock.json",
+    "panic: runtime error: invalid memory address or nil pointer dereference",
+    "ModuleNotFoundError: No module named 'flask_sqlalchemy'",
+    "how to bake sourdough bread",
+];
+
+/// The best hit of a query the knowledge answers is confident; the best
+/// hit of an unrelated error mostly is not (lore then says "no section
+/// answers this confidently").
+#[test]
+fn weak_answers_are_told_apart() {
+    let corpus = Corpus::load(&SourceSet {
+        builtin: Some(&BUILTIN_KNOWLEDGE),
+        overlays: Vec::new(),
+    });
+    let (index, _) = SearchIndex::build_in_memory(&corpus).expect("index builds");
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/relevance.toml"))
+            .expect("tests/relevance.toml");
+    let set: Set = toml::from_str(&text).expect("relevance.toml parses");
+    let weak_answered: Vec<String> = set
+        .query
+        .iter()
+        .filter(|c| {
+            index
+                .query(&c.q, 1)
+                .first()
+                .is_some_and(|h| !h.is_confident())
+        })
+        .map(|c| c.q.clone())
+        .collect();
+    let confident_unrelated: Vec<&str> = UNANSWERABLE
+        .iter()
+        .copied()
+        .filter(|q| index.query(q, 1).first().is_some_and(|h| h.is_confident()))
+        .collect();
+    println!(
+        "confidence: {}/{} answered queries called weak, {}/{} unrelated queries called confident",
+        weak_answered.len(),
+        set.query.len(),
+        confident_unrelated.len(),
+        UNANSWERABLE.len()
+    );
+    println!(
+        "weak but answered: {weak_answered:?}\nconfident but unrelated: {confident_unrelated:?}"
+    );
+    assert!(
+        weak_answered.len() * 20 <= set.query.len(),
+        "over 5% of answered queries are called weak"
+    );
+    assert!(
+        confident_unrelated.len() * 3 <= UNANSWERABLE.len(),
+        "over a third of unrelated queries are called confident"
+    );
+}

@@ -338,3 +338,102 @@ fn a_settled_overlay_is_checked_from_its_record_and_still_sees_changes() {
     std::fs::remove_file(root.join("b.md")).unwrap();
     assert_eq!(search("badger").0, Some(1), "a removed file");
 }
+
+#[test]
+fn json_hits_carry_confidence_and_the_searched_log_lines() {
+    let home = home();
+    let log = "\
+node1:1234:1234 [0] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory
+node1:1234:1234 [0] NCCL INFO Failed to open libibverbs.so[.1]
+node1:1234:1300 [0] NCCL WARN Call to connect returned Connection timed out, retrying
+[rank0]:[E ProcessGroupNCCL.cpp:616] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600035 milliseconds before timing out.
+";
+    let out = lore(&home)
+        .args(["search", "--json", "--limit", "3", "-"])
+        .write_stdin(log)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let hits: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hits = hits.as_array().expect("--json is still an array of hits");
+    assert_eq!(hits.len(), 3);
+    let searched: Vec<&str> = hits[0]["searched"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert_eq!(searched.len(), 2, "{searched:?}");
+    assert!(searched[0].contains("NCCL WARN") && searched[1].contains("Watchdog"));
+    assert!(
+        !hits[0]["path"].as_str().unwrap().contains("cupti"),
+        "NCCL's harmless plugin lines no longer pull CUPTI sections up: {hits:?}"
+    );
+    assert!(hits[0]["confident"].as_bool().unwrap());
+    assert!(hits[0]["confidence"].as_f64().unwrap() > 0.45);
+}
+
+#[test]
+fn a_query_the_knowledge_cannot_answer_is_called_weak() {
+    let home = home();
+    let out = lore(&home)
+        .args([
+            "search",
+            "npm ERR! code ERESOLVE unable to resolve dependency tree",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "the closest hits are still listed"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("no section answers this confidently; closest:"),
+        "{stderr}"
+    );
+    let out = lore(&home).args(["search", CUPTI_ERROR]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("confidently"));
+    let out = lore(&home)
+        .args([
+            "search",
+            "--json",
+            "npm ERR! code ERESOLVE unable to resolve dependency tree",
+        ])
+        .output()
+        .unwrap();
+    let hits: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(hits[0]["confident"], serde_json::Value::Bool(false));
+}
+
+#[test]
+fn a_10_mb_paste_is_searched_by_its_last_megabyte() {
+    let home = home();
+    let mut log = Vec::new();
+    let mut i = 0;
+    while log.len() < 10 << 20 {
+        log.extend_from_slice(
+            format!("Get:{i} http://archive.ubuntu.com/ubuntu jammy/main amd64 pkg-{i} [1 kB]\n")
+                .as_bytes(),
+        );
+        i += 1;
+    }
+    log.extend_from_slice(b"\xff\xfe not UTF-8 \xc3\n");
+    log.extend_from_slice(b"E: Unable to locate package cuda-toolkit-12-4\n");
+    let out = lore(&home)
+        .args(["search", "--limit", "3", "-"])
+        .write_stdin(log)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("searching its last MB"), "{stderr}");
+    assert!(
+        hit_lines(&stdout_of(&out))
+            .iter()
+            .any(|l| l.starts_with("cuda/23-cuda-installation-methods-comparison.md:")),
+        "{}",
+        stdout_of(&out)
+    );
+}

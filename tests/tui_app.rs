@@ -394,10 +394,12 @@ fn each_keystroke_asks_the_worker_and_old_answers_are_dropped() {
     a.update(Action::SearchResults {
         generation: 2,
         hits: newest.clone(),
+        searched: std::sync::Arc::new(Vec::new()),
     });
     a.update(Action::SearchResults {
         generation: 1,
         hits: std::sync::Arc::new(Vec::new()),
+        searched: std::sync::Arc::new(Vec::new()),
     });
     assert_eq!(
         a.search.hits, newest,
@@ -455,14 +457,111 @@ fn pasting_outside_a_text_box_searches_for_the_paste() {
         "ImportError: libcupti.so.12: cannot open shared object file\n".into(),
     ));
     assert_eq!(a.screen, Screen::Search);
+    // The search box keeps a paste's line breaks: a log is triaged by line.
     assert_eq!(
         a.search.input.text,
-        "ImportError: libcupti.so.12: cannot open shared object file "
+        "ImportError: libcupti.so.12: cannot open shared object file\n"
     );
     assert!(matches!(
         a.take_effects().as_slice(),
         [Effect::Query { .. }]
     ));
+}
+
+/// The search screen as text, at the app's size.
+fn screen(app: &App) -> String {
+    use ratatui::{Terminal, backend::TestBackend};
+    let mut terminal = Terminal::new(TestBackend::new(app.size.width, app.size.height)).unwrap();
+    terminal
+        .draw(|frame| lore::tui::views::draw(frame, app))
+        .unwrap();
+    let buffer = terminal.backend().buffer();
+    let mut out = String::new();
+    for y in 0..buffer.area.height {
+        for x in 0..buffer.area.width {
+            out.push_str(buffer[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn a_pasted_build_log_of_any_size_is_triaged_and_its_lines_shown() {
+    let mut a = app();
+    let index = common::ready_index(&mut a);
+    // 2 MB of download noise, then the failing apt step at the end.
+    let mut log = String::new();
+    let mut i = 0;
+    while log.len() < 2 << 20 {
+        log.push_str(&format!(
+            "#7 {i}.1 Get:{i} http://archive.ubuntu.com/ubuntu jammy/main amd64 package-{i} [1 kB]\n"
+        ));
+        i += 1;
+    }
+    log.push_str("#7 9.913 E: Conflicting values set for option Signed-By regarding source https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/ /: /usr/share/keyrings/cuda-archive-keyring.gpg != \n");
+    log.push_str("#7 9.914 E: The list of sources could not be read.\n");
+    log.push_str("#7 ERROR: process \"/bin/sh -c apt-get update\" did not complete successfully: exit code: 100\n");
+    a.update(Action::Paste(log));
+    assert!(a.search.input.cut, "a paste over 1 MB is cut");
+    assert!(a.search.input.text.len() <= lore::tui::search::MAX_QUERY_BYTES);
+    assert!(
+        a.search.input.text.contains("Conflicting values"),
+        "the end is kept"
+    );
+    common::pump(&mut a, &index);
+    assert_eq!(a.search.searched.len(), 3, "{:?}", a.search.searched);
+    assert!(a.search.searched[0].contains("Conflicting values set for option Signed-By"));
+    assert!(!a.search.hits.is_empty());
+    let shown = screen(&a);
+    assert!(
+        shown.contains("searched: #7 9.913 E: Conflicting values"),
+        "{shown}"
+    );
+    assert!(shown.contains("cut to its last 1 MB"), "{shown}");
+}
+
+#[test]
+fn the_search_box_edits_at_the_cursor() {
+    let mut a = app();
+    let index = common::ready_index(&mut a);
+    press(&mut a, &["/"]);
+    for c in "libcupt.so".chars() {
+        a.update(Action::Input(c));
+    }
+    press(&mut a, &["left", "left", "left"]);
+    a.update(Action::Input('i'));
+    assert_eq!(a.search.input.text, "libcupti.so");
+    press(&mut a, &["home"]);
+    a.update(Action::Input('x'));
+    press(&mut a, &["end", "backspace"]);
+    assert_eq!(a.search.input.text, "xlibcupti.s");
+    press(&mut a, &["home", "right", "backspace"]);
+    assert_eq!(a.search.input.text, "libcupti.s");
+    common::pump(&mut a, &index);
+    assert!(!a.search.hits.is_empty());
+    assert!(screen(&a).contains("search: ▏libcupti.s"), "{}", screen(&a));
+}
+
+#[test]
+fn a_weak_best_hit_is_called_weak_on_the_search_screen() {
+    let mut a = app();
+    let index = common::ready_index(&mut a);
+    press(&mut a, &["/"]);
+    a.update(Action::Paste(
+        "ORA-12154: TNS:could not resolve the connect identifier specified".into(),
+    ));
+    common::pump(&mut a, &index);
+    assert!(!a.search.hits.is_empty());
+    assert!(
+        screen(&a).contains("no section answers this confidently; closest:"),
+        "{}",
+        screen(&a)
+    );
+    press(&mut a, &["ctrl-u"]);
+    a.update(Action::Paste("libcupti.so.12".into()));
+    common::pump(&mut a, &index);
+    assert!(!screen(&a).contains("confidently"));
 }
 
 #[test]

@@ -14,6 +14,7 @@ pub fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<u8> {
     let corpus = Corpus::load(&settings.knowledge);
     let mut diagnostics = settings.warnings.clone();
     diagnostics.extend(check_corpus(&corpus));
+    diagnostics.extend(crate::search::vocabulary::Vocabulary::load(&settings.knowledge).1);
     let trees = decide::load(&settings.trees, &corpus);
     diagnostics.extend(trees.diagnostics);
     let errors = diagnostics.iter().filter(|d| d.is_error()).count();

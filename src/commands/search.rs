@@ -3,19 +3,24 @@
 //! `path:line  Title › Section` line and a snippet per hit, exit 1 when
 //! nothing matches.
 
-use std::io::{Read, Write};
+use std::io::{IsTerminal, Read, Write};
 
 use crate::cli::SearchArgs;
 use crate::config::Settings;
 use crate::corpus::Kind;
-use crate::search::{Hit, query};
-use crate::text::inline;
+use crate::search::vocabulary::Vocabulary;
+use crate::search::{Hit, WEAK_NOTICE, query};
+use crate::text::{inline, sanitize};
 
 use super::{EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, stdout};
 
-/// A query read from stdin is cut here: a search needs the error, not the
-/// whole build log.
-const MAX_STDIN_BYTES: u64 = 1 << 20;
+/// A query read from stdin keeps its last this many bytes: a search needs
+/// the error, which is at the end of a build log, not all of it.
+const MAX_QUERY_BYTES: usize = 1 << 20;
+/// Stdin is read no further than this (an endless pipe still gets an answer).
+const MAX_STDIN_BYTES: u64 = 64 << 20;
+/// A searched log line is shown at most this many characters wide.
+const SHOWN_LINE_CHARS: usize = 200;
 
 const PATH_STYLE: &str = "\x1b[35m";
 const LINE_STYLE: &str = "\x1b[32m";
@@ -30,6 +35,13 @@ pub fn run(settings: &Settings, args: &SearchArgs) -> anyhow::Result<u8> {
             .lock()
             .take(MAX_STDIN_BYTES)
             .read_to_end(&mut bytes)?;
+        if bytes.len() > MAX_QUERY_BYTES {
+            eprintln!(
+                "lore: the input is {} MB; searching its last MB (where a log says what failed)",
+                bytes.len() >> 20
+            );
+            bytes.drain(..bytes.len() - MAX_QUERY_BYTES);
+        }
         String::from_utf8_lossy(&bytes).into_owned()
     } else {
         args.query.join(" ")
@@ -49,12 +61,24 @@ pub fn run(settings: &Settings, args: &SearchArgs) -> anyhow::Result<u8> {
     if let Some(kind) = args.kind.as_deref().and_then(Kind::parse) {
         parsed.kinds = vec![kind];
     }
+    // The vocabulary's problems are `lore check`'s to report.
+    Vocabulary::load(&settings.knowledge).0.expand(&mut parsed);
+    let terminal = std::io::stderr().is_terminal();
+    if terminal {
+        for line in &parsed.searched {
+            eprintln!("searched: {}", shown_line(line));
+        }
+    }
     let (_, _, hits) = super::index::open_index_then(settings, false, false, |index| {
         index.query_parsed(&parsed, args.limit)
     })?;
+    if hits.first().is_some_and(|h| !h.is_confident()) && !args.json {
+        eprintln!("lore: {WEAK_NOTICE}");
+    }
     let mut out = stdout();
     if args.json {
-        let array: Vec<serde_json::Value> = hits.iter().map(hit_json).collect();
+        let array: Vec<serde_json::Value> =
+            hits.iter().map(|h| hit_json(h, &parsed.searched)).collect();
         super::write_json(&mut out, &array)?;
     } else {
         for hit in &hits {
@@ -69,7 +93,16 @@ pub fn run(settings: &Settings, args: &SearchArgs) -> anyhow::Result<u8> {
     })
 }
 
-fn hit_json(hit: &Hit) -> serde_json::Value {
+/// A log line as shown on stderr: no control characters, cut to a width.
+fn shown_line(line: &str) -> String {
+    let line = sanitize(line);
+    match line.char_indices().nth(SHOWN_LINE_CHARS) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line,
+    }
+}
+
+fn hit_json(hit: &Hit, searched: &[String]) -> serde_json::Value {
     serde_json::json!({
         "path": hit.path,
         "anchor": hit.anchor,
@@ -80,6 +113,9 @@ fn hit_json(hit: &Hit) -> serde_json::Value {
         "score": hit.score,
         "snippet": hit.snippet,
         "highlights": hit.highlights.iter().map(|r| [r.start, r.end]).collect::<Vec<_>>(),
+        "confidence": hit.confidence,
+        "confident": hit.is_confident(),
+        "searched": searched,
     })
 }
 

@@ -15,6 +15,8 @@ pub mod schema;
 pub mod snippet;
 pub mod synthetic;
 pub mod tokenizer;
+pub mod triage;
+pub mod vocabulary;
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -59,7 +61,26 @@ pub struct Hit {
     pub snippet: String,
     /// Byte ranges of matched terms within `snippet`.
     pub highlights: Vec<Range<usize>>,
+    /// How much of the query this section holds, from 0 to 1: the share of
+    /// the query's words, each weighted by its rarity in the knowledge
+    /// (words the knowledge does not have at all count as the rarest), found
+    /// in the section or as one of their forms or synonyms.
+    pub confidence: f32,
 }
+
+impl Hit {
+    /// True when the section holds enough of the query to be called an
+    /// answer rather than the closest thing there is.
+    pub fn is_confident(&self) -> bool {
+        self.confidence >= CONFIDENT_SHARE
+    }
+}
+
+/// A hit holding less than this share of the query's weighted words (see
+/// [`Hit::confidence`]) is a weak answer: lore says so.
+pub const CONFIDENT_SHARE: f32 = 0.45;
+/// What lore says above the hits when the best one is weak.
+pub const WEAK_NOTICE: &str = "no section answers this confidently; closest:";
 
 /// What opening (and maybe building) an index did.
 #[derive(Debug, Clone, Default)]
@@ -150,6 +171,12 @@ const COVERAGE_FLOOR: f32 = 0.5;
 const PREFIX_WEIGHT: f32 = 0.7;
 /// At most this many expansions of a prefix, the most common first.
 const MAX_PREFIX_TERMS: usize = 16;
+/// Other forms of a word (`privileges` for `privilege`) count less than the
+/// word as typed.
+const FORM_WEIGHT: f32 = 0.8;
+/// Other forms are tried for at most this many words of a query (a pasted
+/// log has many; each form costs a dictionary lookup per field).
+const MAX_FORM_WORDS: usize = 16;
 /// Fuzzy matches count less than exact ones.
 const FUZZY_WEIGHT: f32 = 0.8;
 /// A query uses at most this many terms (the most telling ones): a pasted
@@ -249,8 +276,11 @@ impl SearchIndex {
     /// The best `limit` sections for `q`, best first. Never fails: a query
     /// that cannot be understood is searched as plain words, and an index
     /// that cannot be read gives no hits (and a log line).
+    /// The words of the shipped vocabulary count (see `vocabulary`).
     pub fn query(&self, q: &str, limit: usize) -> Vec<Hit> {
-        self.query_parsed(&query::parse(q), limit)
+        let mut parsed = query::parse(q);
+        vocabulary::Vocabulary::builtin().expand(&mut parsed);
+        self.query_parsed(&parsed, limit)
     }
 
     /// [`query`](Self::query) for a query already parsed (and perhaps given
@@ -282,7 +312,7 @@ impl SearchIndex {
             Filter::Nothing => return Ok(Vec::new()),
             Filter::Clauses(clauses) => clauses,
         };
-        let telling = self.telling_terms(&searcher, &parsed.terms)?;
+        let (telling, unknown) = self.telling_terms(&searcher, parsed)?;
         let mut terms = telling.clone();
         // The word being typed stands for one word of the index, so its
         // expansions are alternatives: a section scores by its best one, not
@@ -327,7 +357,7 @@ impl SearchIndex {
                 found = run(&terms, &[], &[], false)?;
             }
         }
-        let ranked = self.rerank(&searcher, found, parsed, &telling, limit)?;
+        let ranked = self.rerank(&searcher, found, parsed, &telling, unknown, limit)?;
 
         // Snippet lines are chosen by the rarity-weighted terms they hold.
         let mut weights: HashMap<String, f32> = terms
@@ -343,9 +373,11 @@ impl SearchIndex {
         let matcher = snippet::Matcher::new(weights, parsed.prefix.clone());
         ranked
             .into_iter()
-            .map(|(score, address)| {
+            .map(|(score, address, confidence)| {
                 let doc: TantivyDocument = searcher.doc(address)?;
-                Ok(self.hit(&doc, score, &matcher))
+                let mut hit = self.hit(&doc, score, &matcher);
+                hit.confidence = confidence;
+                Ok(hit)
             })
             .collect()
     }
@@ -369,8 +401,9 @@ impl SearchIndex {
         mut found: Vec<(f32, DocAddress)>,
         parsed: &ParsedQuery,
         telling: &[Known],
+        unknown: f32,
         limit: usize,
-    ) -> tantivy::Result<Vec<(f32, DocAddress)>> {
+    ) -> tantivy::Result<Vec<(f32, DocAddress, f32)>> {
         let mut pairs = Vec::new();
         for pair in &parsed.pairs {
             let mut idf = 0.0;
@@ -381,6 +414,7 @@ impl SearchIndex {
                         let term = QueryTerm {
                             text: word.clone(),
                             weight: 1.0,
+                            alias_of: None,
                         };
                         idf += self.known(searcher, term)?.map_or(0.0, |k| k.idf);
                     }
@@ -392,9 +426,11 @@ impl SearchIndex {
             }
         }
         let bonus = self.pair_bonus(searcher, &found, &pairs)?;
-        let total: f32 = telling.iter().map(Known::weight).sum();
+        // A word and its other forms are one group: the best form counts.
+        let groups = groups(telling);
+        let total: f32 = groups.iter().map(|g| g.weight).sum();
         let covered = if total > 0.0 {
-            self.coverage(searcher, &found, telling)?
+            self.coverage(searcher, &found, telling, &groups)?
         } else {
             vec![total; found.len()]
         };
@@ -420,9 +456,24 @@ impl SearchIndex {
             };
             *score = (*score + bonus) * kind * coordination;
         }
-        found.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        found.truncate(limit);
-        Ok(found)
+        let reachable = total + unknown;
+        let mut ranked: Vec<(f32, DocAddress, f32)> = found
+            .into_iter()
+            .zip(covered)
+            .map(|((score, address), covered)| {
+                let share = if reachable > 0.0 {
+                    (covered / reachable).clamp(0.0, 1.0)
+                } else {
+                    // Only filters or quoted stop words: the section has
+                    // all there was to find.
+                    1.0
+                };
+                (score, address, share)
+            })
+            .collect();
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        ranked.truncate(limit);
+        Ok(ranked)
     }
 
     /// For each candidate, `PAIR_BOOST` times the pair's rarity for every
@@ -471,17 +522,21 @@ impl SearchIndex {
         Ok(bonus)
     }
 
-    /// For each candidate, the summed weight of the `terms` it contains in
-    /// any searched field, read from the postings lists.
+    /// For each candidate, the summed weight of the term `groups` it
+    /// contains in any searched field (a group counts its best term found),
+    /// read from the postings lists.
     fn coverage(
         &self,
         searcher: &Searcher,
         candidates: &[(f32, DocAddress)],
         terms: &[Known],
+        groups: &[Group],
     ) -> tantivy::Result<Vec<f32>> {
-        let mut covered = vec![0.0; candidates.len()];
+        // The best weight found so far per candidate and group.
+        let mut best = vec![vec![0.0f32; groups.len()]; candidates.len()];
         for (segment, mine) in by_segment(searcher, candidates) {
-            for known in terms {
+            for (t, known) in terms.iter().enumerate() {
+                let g = groups.iter().position(|g| g.members.contains(&t));
                 let mut present = vec![false; mine.len()];
                 for (f, field) in self.fields.searched().into_iter().enumerate() {
                     if !known.fields[f] {
@@ -505,40 +560,101 @@ impl SearchIndex {
                     }
                 }
                 for (k, &i) in mine.iter().enumerate() {
-                    if present[k] {
-                        covered[i] += known.weight();
+                    if present[k]
+                        && let Some(g) = g
+                    {
+                        best[i][g] = best[i][g].max(known.weight());
                     }
                 }
             }
         }
-        Ok(covered)
+        Ok(best.iter().map(|b| b.iter().sum()).collect())
     }
 
     /// The query's terms that occur in the index, at most `MAX_TERMS` of
     /// them (the rarest, by weight).
+    ///
+    /// Words also look for their other forms the index has (`privilege`
+    /// finds `privileges`), as alternatives of lower weight. The second
+    /// value is the weight of the query's words the index has in no form,
+    /// as if each were in no section at all (for [`Hit::confidence`]).
     fn telling_terms(
         &self,
         searcher: &Searcher,
-        terms: &[QueryTerm],
-    ) -> tantivy::Result<Vec<Known>> {
-        let mut known = Vec::new();
-        for term in terms {
+        parsed: &ParsedQuery,
+    ) -> tantivy::Result<(Vec<Known>, f32)> {
+        let mut known: Vec<Known> = Vec::new();
+        let mut forms_tried = 0;
+        let rare = rare_idf(searcher.num_docs());
+        // Another form or a synonym never counts more than the word typed,
+        // however rare it is (`cuptis` must not outweigh `cupti`).
+        let capped = |mut k: Known, known: &[Known]| {
+            let word = k.term.alias_of.as_ref()?;
+            if let Some(original) = known.iter().find(|o| &o.term.text == word)
+                && k.idf > original.idf
+            {
+                k.term.weight *= original.idf / k.idf;
+            }
+            Some(k)
+        };
+        for term in &parsed.terms {
             if let Some(k) = self.known(searcher, term.clone())? {
-                known.push(k);
+                let k = if k.term.alias_of.is_some() {
+                    capped(k, &known)
+                } else {
+                    Some(k)
+                };
+                known.extend(k);
+            }
+            // A common word needs no other forms (the knowledge has it
+            // plenty as typed, and `files`, `objects` would only add weight
+            // to common message text); a rare or missing one may be worded
+            // otherwise in the one section that explains it.
+            let common = known
+                .last()
+                .is_some_and(|k| k.term.text == term.text && k.idf < rare);
+            if term.alias_of.is_some() || common || forms_tried >= MAX_FORM_WORDS {
+                continue;
+            }
+            let forms = vocabulary::word_forms(&term.text);
+            forms_tried += usize::from(!forms.is_empty());
+            for form in forms {
+                if parsed.terms.iter().any(|t| t.text == form) {
+                    continue;
+                }
+                let alias = QueryTerm {
+                    text: form,
+                    weight: term.weight * FORM_WEIGHT,
+                    alias_of: Some(term.text.clone()),
+                };
+                if let Some(k) = self.known(searcher, alias)? {
+                    known.extend(capped(k, &known));
+                }
+            }
+        }
+        let most = idf(searcher.num_docs(), 0);
+        let mut unknown = 0.0;
+        for term in parsed.terms.iter().filter(|t| t.alias_of.is_none()) {
+            let found = known
+                .iter()
+                .any(|k| k.term.text == term.text || k.term.alias_of.as_ref() == Some(&term.text));
+            // The word being typed is not missing, only unfinished.
+            let typing = parsed.prefix.as_ref() == Some(&term.text);
+            if !found && !typing {
+                unknown += term.weight * most;
             }
         }
         if known.len() > MAX_TERMS {
             known.sort_by(|a, b| b.weight().total_cmp(&a.weight()));
             known.truncate(MAX_TERMS);
         }
-        Ok(known)
+        Ok((known, unknown))
     }
 
     /// A term's rarity (BM25's inverse document frequency, from the field
     /// where it is most common) and the fields that have it; `None` when
     /// the index does not have it at all.
     fn known(&self, searcher: &Searcher, term: QueryTerm) -> tantivy::Result<Option<Known>> {
-        let total = searcher.num_docs().max(1) as f32;
         let mut df = 0;
         let mut fields = [false; SEARCHED];
         for (f, field) in self.fields.searched().into_iter().enumerate() {
@@ -549,7 +665,7 @@ impl SearchIndex {
         if df == 0 {
             return Ok(None);
         }
-        let idf = (1.0 + (total - df as f32 + 0.5) / (df as f32 + 0.5)).ln();
+        let idf = idf(searcher.num_docs(), df);
         Ok(Some(Known { term, idf, fields }))
     }
 
@@ -594,6 +710,7 @@ impl SearchIndex {
             let term = QueryTerm {
                 text,
                 weight: PREFIX_WEIGHT,
+                alias_of: None,
             };
             out.extend(self.known(searcher, term)?);
         }
@@ -621,6 +738,7 @@ impl SearchIndex {
                             found.push(QueryTerm {
                                 text: text.to_string(),
                                 weight: term.weight * FUZZY_WEIGHT,
+                                alias_of: None,
                             });
                         }
                     }
@@ -796,6 +914,7 @@ impl SearchIndex {
             score,
             snippet: snippet.text,
             highlights: snippet.highlights,
+            confidence: 1.0,
         }
     }
 }
@@ -814,6 +933,44 @@ impl Known {
     fn weight(&self) -> f32 {
         self.term.weight * self.idf
     }
+}
+
+/// BM25's inverse document frequency of a term in `df` of `sections`.
+fn idf(sections: u64, df: u64) -> f32 {
+    let n = sections.max(1) as f32;
+    let df = df as f32;
+    (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+}
+
+/// A word and the other forms or synonyms searched for it.
+struct Group {
+    /// Indices into the terms.
+    members: Vec<usize>,
+    /// The weight of its best term.
+    weight: f32,
+}
+
+/// `terms` grouped by the query word they stand for.
+fn groups(terms: &[Known]) -> Vec<Group> {
+    let mut keys: Vec<&str> = Vec::new();
+    let mut out: Vec<Group> = Vec::new();
+    for (i, known) in terms.iter().enumerate() {
+        let key = known.term.alias_of.as_deref().unwrap_or(&known.term.text);
+        match keys.iter().position(|k| *k == key) {
+            Some(g) => {
+                out[g].members.push(i);
+                out[g].weight = out[g].weight.max(known.weight());
+            }
+            None => {
+                keys.push(key);
+                out.push(Group {
+                    members: vec![i],
+                    weight: known.weight(),
+                });
+            }
+        }
+    }
+    out
 }
 
 /// Terms in fewer than this share of sections are rare enough to pick

@@ -22,10 +22,14 @@ pub const PART_WEIGHT: f32 = 0.4;
 /// Weight of a numeric word inside an identifier (`12` in `libcupti.so.12`).
 pub const NUMBER_PART_WEIGHT: f32 = 0.15;
 
+/// Weight of a number standing alone (`35` in `failed with error 35`): on
+/// its own it matches every section that mentions that number in any sense;
+/// next to its context word it still counts through the word pair
+/// (`error 35`).
+pub const BARE_NUMBER_WEIGHT: f32 = 0.3;
+
 /// At most this many word pairs are looked for side by side.
 const MAX_PAIRS: usize = 24;
-/// Pasted logs are cut to this many lines before tokenizing.
-const MAX_LOG_LINES: usize = 12;
 /// A longer line keeps its start and its end (an error message is usually at
 /// one or the other of a long compiler or linker line).
 const MAX_LINE_BYTES: usize = 4_000;
@@ -35,6 +39,10 @@ const MAX_LINE_BYTES: usize = 4_000;
 pub struct QueryTerm {
     pub text: String,
     pub weight: f32,
+    /// For another form or a synonym of a query word (`privileges` for
+    /// `privilege`), that word: a section counts the best of a word's
+    /// forms once, not each of them.
+    pub alias_of: Option<String>,
 }
 
 /// A query, understood.
@@ -57,6 +65,9 @@ pub struct ParsedQuery {
     pub pairs: Vec<[String; 2]>,
     /// The query was a multi-line paste.
     pub pasted: bool,
+    /// For a multi-line paste, the lines that were searched for (as pasted,
+    /// trimmed), in log order; see `triage`.
+    pub searched: Vec<String>,
     /// How many words and identifiers the query has, stop words included
     /// (`libcupti.so.12` is one).
     pub chunks: usize,
@@ -97,24 +108,33 @@ pub fn parse(input: &str) -> ParsedQuery {
         .is_some_and(|c| !c.is_whitespace() && c != '"');
     let mut query = ParsedQuery::default();
     let lines: Vec<&str> = input.lines().filter(|l| !l.trim().is_empty()).collect();
+    // The weight of each line's terms, by where the line starts in `text`.
+    let mut line_weights: Vec<(usize, f32)> = Vec::new();
     let text = if lines.len() > 1 {
         query.pasted = true;
-        pick_log_lines(&lines)
-            .iter()
-            .map(|l| clean_line(l))
-            .collect::<Vec<_>>()
-            .join("\n")
+        let mut text = String::new();
+        for picked in super::triage::pick(&lines) {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            line_weights.push((text.len(), picked.weight));
+            text.push_str(&clean_line(&picked.line));
+            query.searched.push(picked.line);
+        }
+        text
     } else {
         clean_line(input)
     };
 
-    // Filters: whole whitespace-separated words `kind:K` or `path:P`.
+    // Filters: whole whitespace-separated words `kind:K` or `path:P`, typed
+    // by the user (a log's words are not filters).
     let mut rest = String::with_capacity(text.len());
     for (i, word) in text.split(' ').enumerate() {
         if i > 0 {
             rest.push(' ');
         }
-        if let Some(value) = word.strip_prefix("kind:")
+        if !query.pasted
+            && let Some(value) = word.strip_prefix("kind:")
             && let Some(kind) = Kind::parse(&value.to_ascii_lowercase())
         {
             if !query.kinds.contains(&kind) {
@@ -167,19 +187,32 @@ pub fn parse(input: &str) -> ParsedQuery {
         }
     }
     let mut stop_only: Vec<QueryTerm> = Vec::new();
+    // A pasted line's weight, by the byte offset of a piece (filters are
+    // not read from a paste, so `rest` is `text`).
+    let line_weight = |at: usize| {
+        line_weights
+            .iter()
+            .rev()
+            .find(|(start, _)| *start <= at)
+            .map_or(1.0, |(_, w)| *w)
+    };
     for piece in all {
-        let weight = if piece.whole {
+        let number = piece.text.chars().all(|c| c.is_ascii_digit());
+        let weight = if piece.whole && number {
+            BARE_NUMBER_WEIGHT
+        } else if piece.whole {
             WHOLE_WEIGHT
         } else if !piece.is_word() {
             PIECE_WEIGHT
-        } else if piece.text.chars().all(|c| c.is_ascii_digit()) {
+        } else if number {
             NUMBER_PART_WEIGHT
         } else {
             PART_WEIGHT
         };
         let term = QueryTerm {
             text: piece.text,
-            weight,
+            weight: weight * line_weight(piece.from),
+            alias_of: None,
         };
         if piece.words == 1 && is_stop_word(&term.text) {
             push_term(&mut stop_only, term);
@@ -212,70 +245,17 @@ fn push_term(terms: &mut Vec<QueryTerm>, term: QueryTerm) {
     }
 }
 
-/// Words that mark the line of a log that says what went wrong.
-const ERROR_MARKERS: &[&str] = &[
-    "error",
-    "fatal",
-    "failed",
-    "failure",
-    "exception",
-    "cannot",
-    "can't",
-    "could not",
-    "couldn't",
-    "not found",
-    "no such",
-    "undefined",
-    "unable",
-    "denied",
-    "killed",
-    "abort",
-    "assert",
-    "segmentation",
-    "timeout",
-    "timed out",
-    "mismatch",
-    "unsupported",
-    "not supported",
-    "invalid",
-    "unrecognized",
-    "missing",
-    "warning",
-    "traceback",
-];
-
-fn looks_like_error(line: &str) -> bool {
-    let lower = line.to_lowercase();
-    ERROR_MARKERS.iter().any(|m| lower.contains(m))
-}
-
-/// From a pasted log, the lines worth searching for: the ones that say what
-/// failed (the last of them, where the real error usually is) and the last
-/// line, without repeats.
-fn pick_log_lines<'a>(lines: &[&'a str]) -> Vec<&'a str> {
-    let mut picked: Vec<usize> = lines
-        .iter()
-        .enumerate()
-        .filter(|(_, l)| looks_like_error(l))
-        .map(|(i, _)| i)
-        .collect();
-    if picked.is_empty() {
-        picked = (lines.len().saturating_sub(MAX_LOG_LINES)..lines.len()).collect();
-    }
-    if picked.len() > MAX_LOG_LINES - 1 {
-        picked.drain(..picked.len() - (MAX_LOG_LINES - 1));
-    }
-    if !picked.contains(&(lines.len() - 1)) {
-        picked.push(lines.len() - 1);
-    }
-    let mut out: Vec<&str> = Vec::new();
-    for i in picked {
-        let line = lines[i].trim();
-        if !out.contains(&line) {
-            out.push(line);
+/// `line` without escape codes and leading build-step and progress markers
+/// (`#12 3.402 `, `Step 3/12 : `, `[ 45%] `): what the program printed.
+pub fn strip_markers(line: &str) -> String {
+    let mut line = strip_escapes(line).trim().to_string();
+    loop {
+        let before = line.len();
+        line = strip_leading_marker(&line).trim_start().to_string();
+        if line.len() == before {
+            return line;
         }
     }
-    out
 }
 
 /// Removes what terminal output adds around a message: escape codes, step

@@ -39,6 +39,10 @@ pub enum Action {
     DeleteChar,
     DeleteWord,
     ClearInput,
+    CursorLeft,
+    CursorRight,
+    CursorHome,
+    CursorEnd,
 
     // Reader.
     Toc,
@@ -74,6 +78,9 @@ pub enum Action {
     SearchResults {
         generation: u64,
         hits: Arc<Vec<Hit>>,
+        /// The lines of a pasted log that were searched for (empty for a
+        /// typed query).
+        searched: Arc<Vec<String>>,
     },
     /// Building the index: knowledge files done out of the total.
     IndexProgress {
@@ -116,6 +123,10 @@ pub const BINDABLE: &[(&str, Action)] = &[
     ("delete_char", Action::DeleteChar),
     ("delete_word", Action::DeleteWord),
     ("clear_input", Action::ClearInput),
+    ("cursor_left", Action::CursorLeft),
+    ("cursor_right", Action::CursorRight),
+    ("cursor_home", Action::CursorHome),
+    ("cursor_end", Action::CursorEnd),
     ("toc", Action::Toc),
     ("find", Action::Find),
     ("next_match", Action::NextMatch),

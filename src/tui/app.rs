@@ -301,8 +301,12 @@ impl App {
                 self.set_status(level, text);
                 return;
             }
-            Action::SearchResults { generation, hits } => {
-                self.search_results(generation, hits);
+            Action::SearchResults {
+                generation,
+                hits,
+                searched,
+            } => {
+                self.search_results(generation, hits, searched);
                 return;
             }
             Action::IndexProgress { done, total } => {

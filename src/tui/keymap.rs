@@ -340,6 +340,12 @@ pub fn defaults() -> Vec<Binding> {
         (M::Search, N(Backspace), A::DeleteChar, "delete a character"),
         (M::Search, Ctrl('w'), A::DeleteWord, "delete a word"),
         (M::Search, Ctrl('u'), A::ClearInput, "clear"),
+        (M::Search, N(Left), A::CursorLeft, "cursor left"),
+        (M::Search, N(Right), A::CursorRight, "cursor right"),
+        (M::Search, N(Home), A::CursorHome, "cursor to the start"),
+        (M::Search, Ctrl('a'), A::CursorHome, "cursor to the start"),
+        (M::Search, N(End), A::CursorEnd, "cursor to the end"),
+        (M::Search, Ctrl('e'), A::CursorEnd, "cursor to the end"),
         //
         (M::Reader, N(Tab), A::NextLink, "next link"),
         (M::Reader, N(BackTab), A::PrevLink, "previous link"),

@@ -102,6 +102,8 @@ struct Services {
     cache_dir: Option<PathBuf>,
     /// What the probe key reads.
     probing: ProbeOptions,
+    /// The knowledge roots' vocabulary, for the search worker.
+    vocabulary: crate::search::vocabulary::Vocabulary,
 }
 
 /// The part of start-up that may fail or print, done before raw mode.
@@ -187,6 +189,7 @@ fn prepare(settings: &Settings) -> Result<(App, Services), TuiError> {
             store,
             cache_dir: settings.paths.cache_dir.clone(),
             probing: ProbeOptions::default(),
+            vocabulary: crate::search::vocabulary::Vocabulary::load(&settings.knowledge).0,
         },
     ))
 }
@@ -260,6 +263,7 @@ fn event_loop(tui: &mut terminal::Tui, mut app: App, services: &Services) -> Res
     }
     let queries = match search_worker::spawn(
         Arc::clone(&app.corpus),
+        services.vocabulary.clone(),
         services.cache_dir.clone(),
         tx.clone(),
     ) {

@@ -17,6 +17,11 @@ use super::widgets::{Cursor, TextInput};
 /// Hits asked of the index per query: more than a screen, few enough to stay
 /// fast at 10,000 documents.
 pub const HIT_LIMIT: usize = 50;
+/// The search box holds at most this many bytes; a longer paste keeps its
+/// end (where a log says what failed) and the screen says it was cut.
+pub const MAX_QUERY_BYTES: usize = 1 << 20;
+/// At most this many searched log lines are listed above the hits.
+pub const SHOWN_SEARCHED: usize = 3;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IndexState {
@@ -33,6 +38,8 @@ pub enum IndexState {
 pub struct Search {
     pub input: TextInput,
     pub hits: Arc<Vec<Hit>>,
+    /// The lines of a pasted log the hits were searched by.
+    pub searched: Arc<Vec<String>>,
     /// The query `hits` answer.
     pub answered: String,
     pub cursor: Cursor,
@@ -46,8 +53,9 @@ pub struct Search {
 impl Default for Search {
     fn default() -> Search {
         Search {
-            input: TextInput::default(),
+            input: TextInput::multiline(MAX_QUERY_BYTES),
             hits: Arc::new(Vec::new()),
+            searched: Arc::new(Vec::new()),
             answered: String::new(),
             cursor: Cursor::default(),
             sent: 0,
@@ -66,9 +74,26 @@ impl Search {
 }
 
 impl App {
-    /// How many hits fit on screen (each takes three rows).
+    /// How many hits fit on screen (each takes three rows, below the
+    /// header rows).
     pub fn hits_per_page(&self) -> usize {
-        (layout::search(layout::body(self.size)).hits.height as usize / 3).max(1)
+        let height = layout::search(layout::body(self.size)).hits.height as usize;
+        (height.saturating_sub(self.search_header_rows()) / 3).max(1)
+    }
+
+    /// Rows above the hits: the searched log lines (and how many more there
+    /// were), then a line saying the best hit is weak, or that the paste
+    /// was cut.
+    pub fn search_header_rows(&self) -> usize {
+        let search = &self.search;
+        if search.hits.is_empty() && search.searched.is_empty() {
+            return 0;
+        }
+        let searched = search.searched.len().min(SHOWN_SEARCHED)
+            + usize::from(search.searched.len() > SHOWN_SEARCHED);
+        let notice = search.hits.first().is_some_and(|h| !h.is_confident()) || search.input.cut;
+        let rows = searched + usize::from(notice);
+        if rows == 0 { 0 } else { rows + 1 }
     }
 
     pub(super) fn open_search(&mut self) {
@@ -93,6 +118,7 @@ impl App {
             // Nothing to ask: answer at once with no hits.
             self.search.received = self.search.sent;
             self.search.hits = Arc::new(Vec::new());
+            self.search.searched = Arc::new(Vec::new());
             self.search.answered.clear();
             self.search.cursor = Cursor::default();
             return;
@@ -101,12 +127,18 @@ impl App {
         self.effects_push(Effect::Query { generation, text });
     }
 
-    pub(super) fn search_results(&mut self, generation: u64, hits: Arc<Vec<Hit>>) {
+    pub(super) fn search_results(
+        &mut self,
+        generation: u64,
+        hits: Arc<Vec<Hit>>,
+        searched: Arc<Vec<String>>,
+    ) {
         if generation <= self.search.received || generation > self.search.sent {
             return;
         }
         self.search.received = generation;
         self.search.hits = hits;
+        self.search.searched = searched;
         self.search.answered = self.search.input.text.trim().to_string();
         self.search.cursor = Cursor::default();
     }
@@ -135,6 +167,10 @@ impl App {
                 self.search.input.clear();
                 self.send_query();
             }
+            Action::CursorLeft => self.search.input.left(),
+            Action::CursorRight => self.search.input.right(),
+            Action::CursorHome => self.search.input.home(),
+            Action::CursorEnd => self.search.input.end(),
             Action::Down => self.search.cursor.move_by(1, count, page),
             Action::Up => self.search.cursor.move_by(-1, count, page),
             Action::Scroll(n) => self.search.cursor.move_by(n.signum() as isize, count, page),

@@ -9,7 +9,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::corpus::Corpus;
-use crate::search::{OpenOptions, Progress, SearchIndex};
+use crate::search::vocabulary::Vocabulary;
+use crate::search::{OpenOptions, Progress, SearchIndex, query};
 
 use super::Event;
 use super::action::Action;
@@ -24,20 +25,24 @@ pub struct Query {
 
 /// Starts the worker; queries sent on the returned channel are answered with
 /// `Action::SearchResults` events. The worker ends when the channel closes.
+/// Queries are parsed (a pasted log triaged) the same way as `lore search`,
+/// with `vocabulary` (the knowledge roots' words; see `search::vocabulary`).
 pub fn spawn(
     corpus: Arc<Corpus>,
+    vocabulary: Vocabulary,
     cache_dir: Option<PathBuf>,
     events: Sender<Event>,
 ) -> std::io::Result<Sender<Query>> {
     let (tx, rx) = mpsc::channel();
     thread::Builder::new()
         .name("search".into())
-        .spawn(move || run(&corpus, cache_dir, &rx, &events))?;
+        .spawn(move || run(&corpus, &vocabulary, cache_dir, &rx, &events))?;
     Ok(tx)
 }
 
 fn run(
     corpus: &Corpus,
+    vocabulary: &Vocabulary,
     cache_dir: Option<PathBuf>,
     queries: &Receiver<Query>,
     events: &Sender<Event>,
@@ -89,10 +94,13 @@ fn run(
         while let Ok(newer) = queries.try_recv() {
             query = newer;
         }
-        let hits = index.query(&query.text, HIT_LIMIT);
+        let mut parsed = query::parse(&query.text);
+        vocabulary.expand(&mut parsed);
+        let hits = index.query_parsed(&parsed, HIT_LIMIT);
         let answer = Action::SearchResults {
             generation: query.generation,
             hits: Arc::new(hits),
+            searched: Arc::new(parsed.searched),
         };
         if events.send(Event::Action(answer)).is_err() {
             return;

@@ -107,9 +107,11 @@ pub fn pump(
             match effect {
                 Effect::Query { generation, text } => {
                     let hits = index.query(&text, lore::tui::search::HIT_LIMIT);
+                    let searched = lore::search::query::parse(&text).searched;
                     app.update(lore::tui::action::Action::SearchResults {
                         generation,
                         hits: std::sync::Arc::new(hits),
+                        searched: std::sync::Arc::new(searched),
                     });
                 }
                 other => others.push(other),

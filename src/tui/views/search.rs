@@ -11,10 +11,11 @@ use ratatui::widgets::{Paragraph, Wrap};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use super::{Runs, fit, fit_left};
+use crate::search::WEAK_NOTICE;
 use crate::text::{inline, needs_escape, sanitize};
 use crate::tui::app::App;
 use crate::tui::layout;
-use crate::tui::search::IndexState;
+use crate::tui::search::{IndexState, SHOWN_SEARCHED};
 
 pub fn draw(frame: &mut Frame<'_>, app: &App, body: Rect) {
     let chrome = &app.chrome;
@@ -33,19 +34,65 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, body: Rect) {
         },
     };
     let width = areas.input.width as usize;
-    let query = sanitize(&search.input.text);
     let room = width.saturating_sub(state.width() + 12);
-    let shown = fit_left(&query, room);
-    let gap = width.saturating_sub(10 + shown.width() + state.width());
+    let (before, after) = around_cursor(&search.input.text, search.input.cursor, room);
+    let before = fit_left(&before, room);
+    let after = fit(&after, room.saturating_sub(before.width()));
+    let gap = width.saturating_sub(10 + before.width() + after.width() + state.width());
     frame.render_widget(
         Paragraph::new(Line::from(vec![
             Span::styled(" search: ", chrome.dim),
-            Span::styled(format!("{shown}▏"), chrome.input),
+            Span::styled(format!("{before}▏{after}"), chrome.input),
             Span::raw(" ".repeat(gap)),
             Span::styled(state, chrome.dim),
         ])),
         areas.input,
     );
+
+    // Above the hits: which lines of a pasted log were searched, and whether
+    // the best hit really answers.
+    let header = app.search_header_rows();
+    if header > 0 {
+        let mut lines = Vec::new();
+        let shown = search.searched.len().min(SHOWN_SEARCHED);
+        for line in &search.searched[..shown] {
+            lines.push(Line::from(vec![
+                Span::styled(" searched: ", chrome.dim),
+                Span::styled(fit(&sanitize(line), width.saturating_sub(12)), chrome.title),
+            ]));
+        }
+        if search.searched.len() > shown {
+            lines.push(Line::from(Span::styled(
+                format!(
+                    "           and {} more lines",
+                    search.searched.len() - shown
+                ),
+                chrome.dim,
+            )));
+        }
+        if search.input.cut {
+            lines.push(Line::from(Span::styled(
+                " the paste was cut to its last 1 MB",
+                chrome.dim,
+            )));
+        } else if search.hits.first().is_some_and(|h| !h.is_confident()) {
+            lines.push(Line::from(Span::styled(
+                format!(" {WEAK_NOTICE}"),
+                chrome.dim,
+            )));
+        }
+        frame.render_widget(Paragraph::new(lines), areas.hits);
+    }
+    let header = (header as u16).min(areas.hits.height);
+    let areas = layout::SearchLayout {
+        input: areas.input,
+        hits: Rect::new(
+            areas.hits.x,
+            areas.hits.y + header,
+            areas.hits.width,
+            areas.hits.height - header,
+        ),
+    };
 
     if search.hits.is_empty() {
         let text = match &search.index {
@@ -141,6 +188,28 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, body: Rect) {
         lines.push(Line::default());
     }
     frame.render_widget(Paragraph::new(lines), areas.hits);
+}
+
+/// The text just before and just after `cursor`, at most `room` characters
+/// each way, line breaks shown as `⏎` and control characters made visible.
+/// Only this window is looked at, so a 1 MB paste costs no more per frame
+/// than a word.
+fn around_cursor(text: &str, cursor: usize, room: usize) -> (String, String) {
+    let mut cursor = cursor.min(text.len());
+    while !text.is_char_boundary(cursor) {
+        cursor -= 1;
+    }
+    let start = text[..cursor]
+        .char_indices()
+        .rev()
+        .nth(room)
+        .map_or(0, |(i, _)| i);
+    let end = text[cursor..]
+        .char_indices()
+        .nth(room)
+        .map_or(text.len(), |(i, _)| cursor + i);
+    let show = |s: &str| sanitize(&s.replace('\n', "⏎"));
+    (show(&text[start..cursor]), show(&text[cursor..end]))
 }
 
 /// `text` cut to `width` columns, the byte `ranges` in `hit` style.

@@ -1,0 +1,481 @@
+//! Which lines of a pasted log say what went wrong. A build log is mostly
+//! progress (`Get:1 …`, `#5 sha256:…`, `Downloading …`) and a few lines
+//! that decide: apt's `E: …`, `CMake Error at …`, `nvcc fatal`, a Python
+//! traceback's last `XxxError: …`. Many deciding lines carry no error word,
+//! and some harmless lines carry one (NCCL's `NET/Plugin : dlerror=…` on
+//! every healthy start), so a word list alone picks the wrong lines.
+//!
+//! Each line is classified by its shape, with the build-step prefixes
+//! (`#12 3.4`, `Step 3/12 :`) taken off first:
+//!
+//! - **noise**: known-harmless output (package downloads and progress, apt
+//!   fetches, BuildKit bookkeeping, image pulls, NCCL's plugin probing,
+//!   CMake's feature tests): never searched;
+//! - **failure**: a line in a form tools use to report a failure, with or
+//!   without an error word;
+//! - **wrapper**: the line a build tool adds around a failed step
+//!   (`returned a non-zero code`, `did not complete successfully`): it
+//!   names the command, not the cause;
+//! - **hint**: any other line with an error word (`missing`, `invalid`…);
+//! - **plain**: the rest.
+//!
+//! The lines searched are the failures and hints (the last ones where there
+//! are many), weighted: the last failure (the step that broke the build)
+//! counts fully, earlier failures less, hints and wrappers least. A log with
+//! none of them is searched by its last lines. This module only reads text;
+//! it never touches the index.
+
+use super::query::strip_markers;
+
+/// At most this many lines of a log are searched.
+pub const MAX_LINES: usize = 12;
+
+/// Weight of the terms of the deciding line: the last failure.
+pub const DECIDING_WEIGHT: f32 = 1.0;
+/// Weight of an earlier failure line.
+pub const FAILURE_WEIGHT: f32 = 0.7;
+/// Weight of a hint or a build tool's wrapper line.
+pub const HINT_WEIGHT: f32 = 0.5;
+
+/// What one line of a log is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    Noise,
+    Failure,
+    Wrapper,
+    Hint,
+    Plain,
+}
+
+/// One line chosen to search for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Picked {
+    /// The line as pasted, trimmed.
+    pub line: String,
+    /// How much its terms count (see the `*_WEIGHT` constants).
+    pub weight: f32,
+}
+
+/// The lines of `lines` worth searching for, in log order, each once.
+pub fn pick(lines: &[&str]) -> Vec<Picked> {
+    let kinds: Vec<LineKind> = lines.iter().map(|l| classify(l)).collect();
+    let deciding = kinds.iter().rposition(|k| *k == LineKind::Failure);
+    let mut chosen: Vec<(usize, f32)> = kinds
+        .iter()
+        .enumerate()
+        .filter_map(|(i, k)| match k {
+            LineKind::Failure if Some(i) == deciding => Some((i, DECIDING_WEIGHT)),
+            LineKind::Failure => Some((i, FAILURE_WEIGHT)),
+            LineKind::Wrapper | LineKind::Hint => Some((i, HINT_WEIGHT)),
+            LineKind::Noise | LineKind::Plain => None,
+        })
+        .collect();
+    if chosen.is_empty() {
+        // Nothing looks like a failure: the end of the output is where a
+        // program says what it last did.
+        chosen = kinds
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| **k != LineKind::Noise)
+            .map(|(i, _)| (i, DECIDING_WEIGHT))
+            .collect();
+        let keep = chosen.len().saturating_sub(MAX_LINES);
+        chosen.drain(..keep);
+    } else if chosen.len() > MAX_LINES {
+        // Keep the deciding line, then the strongest of the rest, the later
+        // first; back in log order afterwards.
+        let mut order: Vec<usize> = (0..chosen.len()).collect();
+        order.sort_by(|&a, &b| {
+            chosen[b]
+                .1
+                .total_cmp(&chosen[a].1)
+                .then_with(|| chosen[b].0.cmp(&chosen[a].0))
+        });
+        order.truncate(MAX_LINES);
+        order.sort_unstable();
+        chosen = order.into_iter().map(|i| chosen[i]).collect();
+    }
+    let mut out: Vec<Picked> = Vec::new();
+    for (i, weight) in chosen {
+        let line = lines[i].trim();
+        match out.iter_mut().find(|p| p.line == line) {
+            Some(seen) => seen.weight = seen.weight.max(weight),
+            None => out.push(Picked {
+                line: line.to_string(),
+                weight,
+            }),
+        }
+    }
+    out
+}
+
+/// What `line` is; see the module documentation.
+pub fn classify(line: &str) -> LineKind {
+    // The classic builder's `Step 3/12 : RUN …` only says which step runs.
+    if let Some(rest) = line.trim_start().strip_prefix("Step ")
+        && rest.split_once(' ').is_some_and(|(n, _)| {
+            n.contains('/') && n.chars().all(|c| c.is_ascii_digit() || c == '/')
+        })
+    {
+        return LineKind::Noise;
+    }
+    let body = strip_markers(line);
+    let body = body.trim();
+    if body.is_empty() || is_noise(body) {
+        return LineKind::Noise;
+    }
+    let lower = body.to_lowercase();
+    if is_wrapper(&lower) {
+        return LineKind::Wrapper;
+    }
+    if is_failure(body, &lower) {
+        return LineKind::Failure;
+    }
+    if ERROR_WORDS.iter().any(|w| lower.contains(w)) {
+        return LineKind::Hint;
+    }
+    LineKind::Plain
+}
+
+/// Words that mark a line as maybe saying what went wrong.
+const ERROR_WORDS: &[&str] = &[
+    "error",
+    "fatal",
+    "failed",
+    "failure",
+    "exception",
+    "cannot",
+    "can't",
+    "could not",
+    "couldn't",
+    "not found",
+    "no such",
+    "undefined",
+    "unable",
+    "denied",
+    "killed",
+    "abort",
+    "assert",
+    "segmentation",
+    "timeout",
+    "timed out",
+    "mismatch",
+    "unsupported",
+    "not supported",
+    "invalid",
+    "unrecognized",
+    "missing",
+    "warning",
+    "traceback",
+    "conflict",
+    "refused",
+];
+
+/// Line starts (after build-step markers) of output that is known to be
+/// harmless, whatever words follow.
+const NOISE_STARTS: &[&str] = &[
+    // pip
+    "Collecting ",
+    "Downloading ",
+    "Using cached ",
+    "Requirement already satisfied",
+    "Obtaining ",
+    "Looking in indexes",
+    "Looking in links",
+    "Installing collected packages",
+    "Attempting uninstall",
+    "Found existing installation",
+    "Uninstalling ",
+    "Successfully uninstalled",
+    "Stored in directory",
+    "Created wheel for",
+    "Building wheel for",
+    "Preparing metadata",
+    "Getting requirements to build",
+    "Installing build dependencies",
+    "Downloading and Extracting",
+    // apt and dpkg
+    "Get:",
+    "Hit:",
+    "Ign:",
+    "Fetched ",
+    "Reading package lists",
+    "Building dependency tree",
+    "Reading state information",
+    "Selecting previously unselected",
+    "Preparing to unpack",
+    "Unpacking ",
+    "Setting up ",
+    "Processing triggers",
+    "(Reading database",
+    "debconf: ",
+    "update-alternatives: ",
+    // BuildKit bookkeeping
+    "sha256:",
+    "DONE ",
+    "CACHED",
+    "resolve ",
+    "transferring ",
+    "extracting sha256",
+    "exporting ",
+    "writing image",
+    "naming to",
+    "load build definition",
+    "load .dockerignore",
+    "load metadata",
+    "[internal]",
+    "[auth]",
+    // the classic builder and image pulls
+    "---> ",
+    "Running in ",
+    "Removing intermediate container",
+    "Sending build context",
+    "Successfully built",
+    "Successfully tagged",
+    "Digest: sha256",
+    "Status: Downloaded",
+    "Status: Image is up to date",
+    "Pull complete",
+    "Already exists",
+    "Waiting",
+    "Verifying Checksum",
+    "Download complete",
+    // CMake's feature probes fail on purpose.
+    "-- Looking for ",
+    "-- Performing Test ",
+    "-- Check for working",
+    "-- Detecting ",
+    "-- Check if compiler",
+];
+
+/// Harmless lines recognised by a word inside them.
+fn is_noise(body: &str) -> bool {
+    if NOISE_STARTS.iter().any(|s| body.starts_with(s)) {
+        return true;
+    }
+    // `3a4b5c6d7e8f: Pulling fs layer` and `latest: Pulling from nvidia/cuda`.
+    if body.contains(": Pulling ")
+        || body.ends_with(": Waiting")
+        || body.ends_with(": Download complete")
+        || body.ends_with(": Pull complete")
+        || body.ends_with(": Already exists")
+        || body.ends_with(": Verifying Checksum")
+    {
+        return true;
+    }
+    // NCCL probing for optional plugins and InfiniBand on every start; the
+    // messages carry `dlerror`, `Failed` and `cannot open` but are normal.
+    if body.contains("NCCL INFO")
+        && (body.contains("NET/Plugin")
+            || body.contains("libnccl-net")
+            || body.contains("libibverbs")
+            || body.contains("No plugin found")
+            || body.contains("NET/IB : No device found")
+            || body.contains("Using network Socket"))
+    {
+        return true;
+    }
+    if body.contains("Failed to open libibverbs.so") || body.contains("libnccl-net.so") {
+        return true;
+    }
+    // Progress bars: pip's `━━━━` and tqdm's `|█████|`, `45%|`.
+    if body.contains('━') || body.contains("█") || body.contains('▕') {
+        return true;
+    }
+    false
+}
+
+/// The line a build tool adds when a step fails.
+fn is_wrapper(lower: &str) -> bool {
+    lower.contains("returned a non-zero code")
+        || lower.contains("did not complete successfully")
+        || lower.starts_with("error: failed to solve")
+        || lower.starts_with("error: failed to build")
+        || lower.contains("executor failed running")
+        || lower.starts_with("make: ***")
+        || lower.starts_with("make[")
+        || lower.starts_with("ninja: build stopped")
+        || lower.starts_with("error: subprocess-exited-with-error")
+        || lower.starts_with("note: this error originates from a subprocess")
+}
+
+/// A line in one of the forms tools report failures in.
+fn is_failure(body: &str, lower: &str) -> bool {
+    // apt: `E: Unable to locate package`, `W: GPG error: …`, `Err:3 http://…`.
+    if body.starts_with("E: ") || body.starts_with("W: GPG error") {
+        return true;
+    }
+    if let Some(rest) = body.strip_prefix("Err:")
+        && rest.starts_with(|c: char| c.is_ascii_digit())
+    {
+        return true;
+    }
+    // pip's `ERROR: …`, BuildKit's `ERROR: …`, CMake, nvcc, the linker,
+    // compilers' `file: fatal error:` and `error:` anywhere.
+    if body.starts_with("ERROR:")
+        || body.starts_with("ERROR ")
+        || body.starts_with("FATAL")
+        || body.starts_with("CMake Error")
+        || lower.starts_with("nvcc fatal")
+        || lower.starts_with("fatal:")
+        || lower.contains("error:")
+        || lower.contains("ld: cannot find")
+        || lower.contains("undefined reference to")
+        || lower.contains("segmentation fault")
+        || lower.starts_with("killed")
+        || body.contains("NCCL WARN")
+        || lower.contains("cuda error")
+        || lower.contains("out of memory")
+    {
+        return true;
+    }
+    // A Python exception line: `RuntimeError: …`, `torch.OutOfMemoryError`,
+    // `subprocess.CalledProcessError: …`, also alone on its line.
+    let head = body.split([':', ' ']).next().unwrap_or("");
+    let name = head.rsplit('.').next().unwrap_or(head);
+    (name.ends_with("Error") || name.ends_with("Exception") || name == "KeyboardInterrupt")
+        && name.len() > 5
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && name.starts_with(|c: char| c.is_ascii_uppercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(log: &str) -> Vec<(LineKind, &str)> {
+        log.lines().map(|l| (classify(l), l)).collect()
+    }
+
+    #[test]
+    fn failure_lines_without_an_error_word_are_failures() {
+        for line in [
+            "#7 2.113 E: Conflicting values set for option Signed-By regarding source https://developer.download.nvidia.com/",
+            "W: GPG error: https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64  InRelease: The following signatures couldn't be verified",
+            "Err:5 https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64  InRelease",
+            "CMake Error at CMakeLists.txt:12 (project):",
+            "nvcc fatal   : Unsupported gpu architecture 'compute_35'",
+            "/usr/bin/ld: cannot find -lcudart",
+            "ERROR: Could not find a version that satisfies the requirement torch==9.9",
+            "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+            "KeyboardInterrupt",
+            "node1:1234:1300 [0] NCCL WARN Call to connect returned Connection timed out",
+        ] {
+            assert_eq!(classify(line), LineKind::Failure, "{line}");
+        }
+    }
+
+    #[test]
+    fn harmless_lines_are_noise_even_with_error_words() {
+        for line in [
+            "node1:1234:1234 [0] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory No plugin found (libnccl-net.so), using internal implementation",
+            "node1:1234:1234 [0] NCCL INFO Failed to open libibverbs.so[.1]",
+            "#5 sha256:3b8a2f0c 12.58MB / 29.54MB 0.4s",
+            "#5 DONE 0.1s",
+            "#9 CACHED",
+            "Step 4/9 : RUN apt-get update",
+            " ---> Running in 4f0c2b1e9a77",
+            "latest: Pulling from nvidia/cuda",
+            "Get:1 http://archive.ubuntu.com/ubuntu jammy InRelease [270 kB]",
+            "Hit:2 http://security.ubuntu.com/ubuntu jammy-security InRelease",
+            "  Downloading torch-2.5.1-cp310-cp310-manylinux1_x86_64.whl (906.4 MB)",
+            "     ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ 906.4/906.4 MB 5.1 MB/s eta 0:00:00",
+            "Collecting error-reporting-helpers==1.0",
+            "-- Performing Test CMAKE_HAVE_LIBC_PTHREAD - Failed",
+            "-- Looking for pthread_create in pthreads - not found",
+        ] {
+            assert_eq!(classify(line), LineKind::Noise, "{line}");
+        }
+    }
+
+    #[test]
+    fn build_wrappers_and_hints() {
+        assert_eq!(
+            classify(
+                "ERROR: failed to solve: process \"/bin/sh -c apt-get update\" did not complete successfully: exit code: 100"
+            ),
+            LineKind::Wrapper
+        );
+        assert_eq!(
+            classify(
+                "The command '/bin/sh -c pip install -r requirements.txt' returned a non-zero code: 1"
+            ),
+            LineKind::Wrapper
+        );
+        assert_eq!(
+            classify("warning: the flag is deprecated and missing soon"),
+            LineKind::Hint
+        );
+        assert_eq!(classify("Compiling main.cu"), LineKind::Plain);
+    }
+
+    #[test]
+    fn the_last_failure_decides_and_noise_is_left_out() {
+        let log = "\
+node1:1234:1234 [0] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory
+node1:1234:1234 [0] NCCL INFO Failed to open libibverbs.so[.1]
+node1:1234:1300 [0] NCCL WARN Call to connect returned Connection timed out
+[rank0]: torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, remote process exited or there was a network error
+[rank0]: Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE) ran for 600000 milliseconds before timing out.
+";
+        let picked = pick(&log.lines().collect::<Vec<_>>());
+        let lines: Vec<&str> = picked.iter().map(|p| p.line.as_str()).collect();
+        assert!(
+            !lines
+                .iter()
+                .any(|l| l.contains("libibverbs") || l.contains("dlerror")),
+            "{lines:?}"
+        );
+        assert!(lines[0].contains("NCCL WARN"), "{lines:?}");
+        let deciding = picked.iter().find(|p| p.weight == DECIDING_WEIGHT).unwrap();
+        assert!(
+            deciding.line.contains("DistBackendError"),
+            "{picked:?} {:?}",
+            kinds(log)
+        );
+    }
+
+    #[test]
+    fn an_apt_log_keeps_its_e_line_and_the_wrapper_counts_less() {
+        let log = "\
+#7 [2/5] RUN apt-get update
+#7 0.412 Get:1 http://archive.ubuntu.com/ubuntu jammy InRelease [270 kB]
+#7 1.020 Reading package lists...
+#7 2.113 E: Conflicting values set for option Signed-By regarding source https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/ /: /usr/share/keyrings/cuda-archive-keyring.gpg !=
+#7 2.114 E: The list of sources could not be read.
+#7 ERROR: process \"/bin/sh -c apt-get update\" did not complete successfully: exit code: 100
+";
+        let picked = pick(&log.lines().collect::<Vec<_>>());
+        assert_eq!(picked.len(), 3, "{picked:?}");
+        assert!(picked[0].line.contains("Conflicting values"));
+        assert_eq!(picked[0].weight, FAILURE_WEIGHT);
+        assert_eq!(picked[1].weight, DECIDING_WEIGHT);
+        assert_eq!(picked[2].weight, HINT_WEIGHT);
+    }
+
+    #[test]
+    fn a_log_without_failures_is_searched_by_its_last_lines() {
+        let lines: Vec<String> = (0..40).map(|i| format!("step {i} compiled")).collect();
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let picked = pick(&lines);
+        assert_eq!(picked.len(), MAX_LINES);
+        assert_eq!(picked.last().unwrap().line, "step 39 compiled");
+    }
+
+    #[test]
+    fn many_failures_keep_the_deciding_one() {
+        let mut lines: Vec<String> = (0..50)
+            .map(|i| format!("src/f{i}.cu(3): error: identifier \"x{i}\" is undefined"))
+            .collect();
+        lines.push("make: *** [Makefile:12: all] Error 2".to_string());
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let picked = pick(&lines);
+        assert_eq!(picked.len(), MAX_LINES);
+        assert!(
+            picked
+                .iter()
+                .any(|p| p.line.contains("x49") && p.weight == DECIDING_WEIGHT)
+        );
+    }
+}
