@@ -88,6 +88,9 @@ pub enum Action {
     IndexFailed(String),
     /// Syntax highlighting finished loading: render code in colour from now on.
     HighlighterReady,
+    /// The highlighter worker has coloured every code block of the document
+    /// with this path (see `Effect::Highlight`): render it again.
+    Highlighted(String),
 }
 
 /// The actions a user can bind to keys, with their names in `config.toml`.
@@ -136,6 +139,7 @@ impl Action {
             self,
             Action::Resize(..)
                 | Action::HighlighterReady
+                | Action::Highlighted(_)
                 | Action::Report(..)
                 | Action::SearchResults { .. }
                 | Action::IndexProgress { .. }

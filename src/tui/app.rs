@@ -53,6 +53,9 @@ pub enum Effect {
     SaveTranscript(Session),
     /// Ask the search worker for the hits of `text`.
     Query { generation: u64, text: String },
+    /// Ask the highlighter worker to colour the code blocks a render left
+    /// plain; it answers with `Action::Highlighted`.
+    Highlight(Arc<crate::corpus::Document>),
 }
 
 impl PartialEq for Effect {
@@ -74,6 +77,7 @@ impl PartialEq for Effect {
                     text: y,
                 },
             ) => a == b && x == y,
+            (Effect::Highlight(a), Effect::Highlight(b)) => a.path == b.path,
             _ => false,
         }
     }
@@ -130,6 +134,8 @@ pub struct App {
     pub log: LogView,
     /// Syntax highlighting has loaded: code is rendered in colour.
     pub highlighter_ready: bool,
+    /// Documents sent to the highlighter worker and not back yet, by path.
+    pub highlighting: std::collections::HashSet<String>,
     /// Building the search index: files done out of the total.
     pub index_progress: Option<(usize, usize)>,
     pub renders: RenderCache,
@@ -174,6 +180,7 @@ impl App {
             },
             log: LogView::default(),
             highlighter_ready: false,
+            highlighting: std::collections::HashSet::new(),
             index_progress: None,
             renders: RenderCache::default(),
             warnings: init.warnings,
@@ -238,6 +245,19 @@ impl App {
         self.effects.push(effect);
     }
 
+    /// After rendering `doc` with `Highlighter::interactive`: if blocks were
+    /// left plain (too much code to colour without a pause), has the worker
+    /// colour them, once.
+    pub(super) fn highlight_later(&mut self, doc: &Arc<crate::corpus::Document>) {
+        if self.highlighter_ready
+            && !self.highlighting.contains(&doc.path)
+            && crate::markdown::Highlighter::interactive().leaves_plain(doc, &self.theme)
+        {
+            self.highlighting.insert(doc.path.clone());
+            self.effects.push(Effect::Highlight(Arc::clone(doc)));
+        }
+    }
+
     pub fn set_status(&mut self, level: Level, text: impl Into<String>) {
         let text = sanitize(&text.into()).replace('\n', " ");
         if matches!(level, Level::Warning | Level::Error) {
@@ -277,6 +297,17 @@ impl App {
                 if self.theme.has_color() && !self.highlighter_ready {
                     self.highlighter_ready = true;
                     self.rerender_reader();
+                    self.refresh_outcome();
+                }
+                return;
+            }
+            Action::Highlighted(path) => {
+                self.highlighting.remove(&path);
+                self.renders.forget(&path);
+                if self.page_path() == Some(path.as_str()) {
+                    self.rerender_reader();
+                }
+                if self.outcome_path() == Some(path.as_str()) {
                     self.refresh_outcome();
                 }
                 return;
