@@ -148,10 +148,17 @@ mod tests {
     fn fifos_and_devices_are_refused_without_blocking() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("fifo.json");
-        rustix::fs::mkfifoat(rustix::fs::CWD, &fifo, rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR)
-            .unwrap();
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+        )
+        .unwrap();
         let err = read(&fifo, 1 << 20).unwrap_err();
-        assert_eq!(err.to_string(), "not a regular file but a named pipe (FIFO)");
+        assert_eq!(
+            err.to_string(),
+            "not a regular file but a named pipe (FIFO)"
+        );
         let zero = dir.path().join("zero.json");
         std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
         let err = read(&zero, 1 << 20).unwrap_err();

@@ -321,12 +321,11 @@ impl SessionStore {
 
 /// Reads and checks one saved session file.
 fn read_file(file: &Path) -> Result<SavedSession, StoreError> {
-    let text = crate::datafile::read_to_string(file, SESSION_LIMIT).map_err(|source| {
-        StoreError::Io {
+    let text =
+        crate::datafile::read_to_string(file, SESSION_LIMIT).map_err(|source| StoreError::Io {
             path: file.to_path_buf(),
             source,
-        }
-    })?;
+        })?;
     read_session(file, &text)
 }
 
@@ -463,7 +462,10 @@ mod tests {
         for saved_at in ["18446744073709551615", "9223372036854775808"] {
             write("sample", saved_at);
             let err = store.resume(&sample()).unwrap_err().to_string();
-            assert!(err.ends_with(&format!("`saved_at` {saved_at} is not a time")), "{err}");
+            assert!(
+                err.ends_with(&format!("`saved_at` {saved_at} is not a time")),
+                "{err}"
+            );
             let (listed, warnings) = store.list();
             assert!(listed.is_empty() && warnings.len() == 1, "{warnings:?}");
         }

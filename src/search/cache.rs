@@ -201,7 +201,9 @@ pub(super) fn open_then<T>(
     drop(index);
     options.rebuild = true;
     let (index, mut report) = open_inner(Source::Sources(sources), cache_dir, options, false)?;
-    report.warnings.insert(0, damage_warning(location.as_deref(), &why));
+    report
+        .warnings
+        .insert(0, damage_warning(location.as_deref(), &why));
     let answer = then(&index);
     Ok((index, report, answer))
 }

@@ -287,7 +287,9 @@ impl SearchIndex {
         };
         let (index, mut report) = Self::open_with(corpus, cache_dir, options)?;
         let why = self.damage().unwrap_or("unknown");
-        report.warnings.insert(0, cache::damage_warning(location, why));
+        report
+            .warnings
+            .insert(0, cache::damage_warning(location, why));
         Ok((index, report))
     }
 

@@ -120,7 +120,10 @@ impl App {
     /// Renders a document for the reader's current width, through the cache.
     /// Code is coloured only as far as it takes no noticeable time; the rest
     /// is plain until the highlighter worker is done with it.
-    pub(super) fn render_for_reader(&mut self, doc: &Arc<crate::corpus::Document>) -> Arc<Rendered> {
+    pub(super) fn render_for_reader(
+        &mut self,
+        doc: &Arc<crate::corpus::Document>,
+    ) -> Arc<Rendered> {
         let width = self.reader_layout().text.width;
         let highlighter = self.highlighter_ready.then(Highlighter::interactive);
         let options = RenderOptions {

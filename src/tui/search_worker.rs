@@ -60,27 +60,28 @@ fn run(
         progress: Some(&mut progress),
         ..OpenOptions::default()
     };
-    let (mut index, mut location) = match SearchIndex::open_with(corpus, cache_dir.as_deref(), options) {
-        Ok((index, report)) => {
-            log::info!(
-                "search index: {} sections of {} documents, {} in {:?}",
-                report.sections,
-                report.documents,
-                if report.rebuilt { "built" } else { "opened" },
-                started.elapsed()
-            );
-            let location = report.location.clone();
-            if events.send(Event::Action(ready(report))).is_err() {
+    let (mut index, mut location) =
+        match SearchIndex::open_with(corpus, cache_dir.as_deref(), options) {
+            Ok((index, report)) => {
+                log::info!(
+                    "search index: {} sections of {} documents, {} in {:?}",
+                    report.sections,
+                    report.documents,
+                    if report.rebuilt { "built" } else { "opened" },
+                    started.elapsed()
+                );
+                let location = report.location.clone();
+                if events.send(Event::Action(ready(report))).is_err() {
+                    return;
+                }
+                (index, location)
+            }
+            Err(err) => {
+                log::error!("search index unavailable: {err}");
+                let _ = events.send(Event::Action(Action::IndexFailed(err.to_string())));
                 return;
             }
-            (index, location)
-        }
-        Err(err) => {
-            log::error!("search index unavailable: {err}");
-            let _ = events.send(Event::Action(Action::IndexFailed(err.to_string())));
-            return;
-        }
-    };
+        };
     while let Ok(mut query) = queries.recv() {
         while let Ok(newer) = queries.try_recv() {
             query = newer;
