@@ -285,7 +285,6 @@ impl Highlighter {
             return;
         }
         // Longest blocks first, each to the least loaded share.
-        let mut pending = pending;
         pending.sort_by_key(|(code, _)| std::cmp::Reverse(code.len()));
         let mut shares: Vec<(usize, Vec<(&str, &str)>)> = vec![(0, Vec::new()); threads];
         for block in pending {

@@ -357,10 +357,10 @@ fn open_current(dir: &Path, state: &State, verify: bool) -> Result<Found, Unusab
         let Ok(name) = String::from_utf8(name).map(|n| n.trim().to_string()) else {
             return Err(Unusable::Damaged(format!("{CURRENT} is not a name")));
         };
-        if let Some((last_name, why)) = last.take() {
-            if last_name == name {
-                return Err(why);
-            }
+        if let Some((last_name, why)) = last.take()
+            && last_name == name
+        {
+            return Err(why);
         }
         match open_generation(dir, &name, state, verify) {
             Ok(found) => return Ok(found),
