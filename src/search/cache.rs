@@ -349,10 +349,12 @@ fn open_current(dir: &Path, state: &State, verify: bool) -> Result<Found, Unusab
     for _ in 0..2 {
         let name = match read_marking_use(&dir.join(CURRENT), SMALL_FILE_LIMIT) {
             Ok(name) => name,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-                return Err(last.map_or(Unusable::Stale, |(_, why)| why));
+            // Something other than a small regular file there is damage;
+            // no file (or no folder) is just no index yet.
+            Err(err) if err.kind() == std::io::ErrorKind::InvalidData => {
+                return Err(Unusable::Damaged(format!("{CURRENT}: {err}")));
             }
-            Err(err) => return Err(Unusable::Damaged(format!("{CURRENT}: {err}"))),
+            Err(_) => return Err(last.map_or(Unusable::Stale, |(_, why)| why)),
         };
         let Ok(name) = String::from_utf8(name).map(|n| n.trim().to_string()) else {
             return Err(Unusable::Damaged(format!("{CURRENT} is not a name")));
