@@ -91,6 +91,9 @@ pub struct Config {
     pub keys: toml::Table,
 }
 
+/// A config file larger than this is not read (it is a few lines).
+const CONFIG_LIMIT: u64 = 1 << 20;
+
 impl Config {
     /// Reads the config file if it exists. A file that cannot be parsed is a
     /// warning naming its line; the defaults stay.
@@ -98,7 +101,9 @@ impl Config {
         let Some(path) = path else {
             return (Config::default(), Vec::new());
         };
-        let bytes = match std::fs::read(path) {
+        // Read only if it is a regular file of sane size: a FIFO or a link to
+        // a device there must not hang every start.
+        let bytes = match crate::datafile::read(path, CONFIG_LIMIT) {
             Ok(bytes) => bytes,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
                 return (Config::default(), Vec::new());

@@ -456,3 +456,43 @@ fn every_evidence_link_of_the_shipped_trees_opens_in_lore_show() {
         assert!(!out.stdout.is_empty(), "lore show {link} printed nothing");
     }
 }
+
+/// A tree's `[[tests]]` run when that tree is used (and by `lore check`),
+/// not on every start: walking one tree does not run, or complain about,
+/// another tree's tests. A tree whose own tests fail is still refused.
+#[test]
+fn only_the_walked_tree_runs_its_tests() {
+    let trees = tempfile::tempdir().unwrap();
+    let clean = std::fs::read_to_string(common::fixture("trees/clean/tree.toml")).unwrap();
+    std::fs::write(trees.path().join("fixture.toml"), &clean).unwrap();
+    let failing = clean
+        .replace("id = \"fixture\"", "id = \"failing\"")
+        .replacen("expect = \"done\"", "expect = \"q\"", 1);
+    std::fs::write(trees.path().join("failing.toml"), failing).unwrap();
+    let dir = trees.path().to_str().unwrap();
+
+    let (code, stdout, stderr) = run(&[
+        "decide",
+        "--no-builtin",
+        "--trees",
+        dir,
+        "fixture",
+        "--answer",
+        "q=a",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("Finished"), "{stdout}");
+    assert_eq!(stderr, "", "another tree's tests were run");
+
+    let (code, _, stderr) = run(&["decide", "--no-builtin", "--trees", dir, "failing"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("skipped (failing.toml)"), "{stderr}");
+
+    let (code, stdout, _) = run(&["check", "--no-builtin", "--trees", dir]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("failing.toml:"), "{stdout}");
+    assert!(
+        stdout.contains("test 1: expects `q`, which is not an outcome"),
+        "{stdout}"
+    );
+}

@@ -160,3 +160,83 @@ fn a_refused_argument_is_echoed_inertly_on_a_terminal() {
         "{rest:?}"
     );
 }
+
+/// A saved walk is anyone's to write: a time beyond what the clock holds
+/// once panicked `lore decide` (and kept the TUI from starting), a FIFO in
+/// its place hung it, and a file naming another tree was resumed as this
+/// tree's walk. Each is now reported and a fresh walk starts.
+#[test]
+fn hostile_saved_walks_are_reported_not_obeyed() {
+    let home = tempfile::tempdir().unwrap();
+    let sessions = home.path().join("data/sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    let file = sessions.join("need-cupti.json");
+    let saved = |tree: &str, saved_at: &str| {
+        format!(
+            r#"{{"tree":"{tree}","path":[{{"question":"torch-install","answer":"pip"}}],"saved_at":{saved_at}}}"#
+        )
+    };
+
+    std::fs::write(&file, saved("need-cupti", "18446744073709551615")).unwrap();
+    let mut t = Terminal::start(home.path(), &["decide", "need-cupti"]);
+    t.expect("(saved session ignored: ");
+    t.expect("`saved_at` 18446744073709551615 is not a time)");
+    t.expect("Choose 1-3, b back, ? why, q quit: ");
+    t.type_line("q");
+    assert_eq!(t.exit_code(), 0);
+
+    std::fs::write(&file, saved("cuda-install-method", "1795305600")).unwrap();
+    let mut t = Terminal::start(home.path(), &["decide", "need-cupti"]);
+    t.expect("names tree `cuda-install-method`, not `need-cupti`)");
+    t.expect("How did PyTorch get into the image that runs your code?");
+    t.type_line("q");
+    assert_eq!(t.exit_code(), 0);
+
+    std::fs::remove_file(&file).unwrap();
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        &file,
+        rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+    )
+    .unwrap();
+    let mut t = Terminal::start(home.path(), &["decide", "need-cupti"]);
+    t.expect("not a regular file but a named pipe (FIFO))");
+    t.expect("Choose 1-3, b back, ? why, q quit: ");
+    t.type_line("q");
+    assert_eq!(t.exit_code(), 0);
+}
+
+/// Answers that no longer fit the tree are named, with the reason, before
+/// the offer to resume; a walk none of whose answers fit says so too.
+#[test]
+fn dropped_answers_are_named_with_the_reason() {
+    let home = tempfile::tempdir().unwrap();
+    let sessions = home.path().join("data/sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    let file = sessions.join("need-cupti.json");
+    std::fs::write(
+        &file,
+        r#"{"tree":"need-cupti","path":[{"question":"torch-install","answer":"pip"},{"question":"pip-import","answer":"gone"}],"saved_at":1795305600}"#,
+    )
+    .unwrap();
+    let mut t = Terminal::start(home.path(), &["decide", "need-cupti"]);
+    t.expect("1 saved answer no longer fits the tree and was dropped: `pip-import=gone`");
+    t.expect("has no option `gone`");
+    t.expect("Resume it? [Y/n] ");
+    t.type_line("n");
+    t.expect("Choose 1-3, b back, ? why, q quit: ");
+    t.type_line("q");
+    assert_eq!(t.exit_code(), 0);
+
+    std::fs::write(
+        &file,
+        r#"{"tree":"need-cupti","path":[{"question":"renamed","answer":"pip"}],"saved_at":1795305600}"#,
+    )
+    .unwrap();
+    let mut t = Terminal::start(home.path(), &["decide", "need-cupti"]);
+    t.expect("Your saved `need-cupti` session cannot be resumed: 1 saved answer");
+    t.expect("`renamed=pip`");
+    t.expect("Choose 1-3, b back, ? why, q quit: ");
+    t.type_line("q");
+    assert_eq!(t.exit_code(), 0);
+}

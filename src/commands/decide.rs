@@ -21,7 +21,12 @@ use super::{EXIT_OK, EXIT_USAGE, stdout};
 
 pub fn run(settings: &Settings, args: &DecideArgs, probing: &ProbeOptions) -> anyhow::Result<u8> {
     let corpus = Corpus::load(&settings.knowledge);
-    let loaded = decide::load(&settings.trees, &corpus);
+    // Only the tree to walk has its `[[tests]]` run (`lore check` runs all).
+    let tests = args
+        .tree
+        .as_deref()
+        .map_or(decide::RunTests::Later, decide::RunTests::Only);
+    let loaded = decide::load_with(&settings.trees, &corpus, tests);
     let skipped = loaded
         .diagnostics
         .iter()
@@ -599,7 +604,25 @@ pub(crate) fn walk(
     let mut session = Session::new(tree);
     if let Some(store) = store {
         match store.resume(tree) {
-            Ok(Some(resumed)) if !resumed.session.path().is_empty() => {
+            Ok(Some(resumed)) if resumed.session.path().is_empty() => {
+                if let Some(note) = resumed.dropped_note() {
+                    writeln!(
+                        out,
+                        "Your saved `{}` session cannot be resumed: {}.",
+                        sanitize(&tree.id),
+                        sanitize(&note)
+                    )?;
+                }
+            }
+            Ok(Some(resumed)) => {
+                if let Some(note) = resumed.dropped_note() {
+                    writeln!(
+                        out,
+                        "The tree changed since your `{}` session was saved: {}.",
+                        sanitize(&tree.id),
+                        sanitize(&note)
+                    )?;
+                }
                 let n = resumed.session.path().len();
                 write!(
                     out,
@@ -612,22 +635,16 @@ pub(crate) fn walk(
                     Some(answer) if answer.eq_ignore_ascii_case("n") => {
                         store.remove(&tree.id)?;
                     }
-                    Some(_) => {
-                        if resumed.dropped > 0 {
-                            writeln!(
-                                out,
-                                "The tree changed since; {} answer{} no longer fit and were dropped.",
-                                resumed.dropped,
-                                if resumed.dropped == 1 { "" } else { "s" }
-                            )?;
-                        }
-                        session = resumed.session;
-                    }
+                    Some(_) => session = resumed.session,
                     None => return Ok(session),
                 }
             }
-            Ok(_) => {}
-            Err(err) => writeln!(out, "(saved session ignored: {})", inline(&err.to_string()))?,
+            Ok(None) => {}
+            Err(err) => writeln!(
+                out,
+                "(saved session ignored: {})",
+                inline(&err.to_string())
+            )?,
         }
     }
 

@@ -86,17 +86,45 @@ pub struct LoadedTrees {
     pub files: usize,
 }
 
+/// Whose `[[tests]]` [`load_with`] runs. Structure is always checked (a tree
+/// must be safe to walk); the tests only say whether the tree's author got
+/// the outcomes right, which matters to `lore check` and to the tree about to
+/// be walked, not to the start of every other command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunTests<'a> {
+    All,
+    /// Only the tree with this id (`lore decide TREE`).
+    Only(&'a str),
+    /// None now: run [`check_tests`] before walking a tree (the TUI).
+    Later,
+}
+
 /// Reads every `.toml` tree of `sources` and validates it against `corpus`.
 /// An invalid tree is reported and skipped; the others load. Tree ids are
 /// resolved by `one_tree_per_id`.
 pub fn load(sources: &SourceSet, corpus: &Corpus) -> LoadedTrees {
+    load_with(sources, corpus, RunTests::All)
+}
+
+/// The problems of `tree`'s own `[[tests]]` (for a tree loaded with
+/// `RunTests::Later`): with an error, the tree must not be walked.
+pub fn check_tests(tree: &DecisionTree) -> Vec<Diagnostic> {
+    validate::validate_tests(tree)
+}
+
+/// [`load`], running the `[[tests]]` of the trees `tests` names.
+pub fn load_with(sources: &SourceSet, corpus: &Corpus, tests: RunTests<'_>) -> LoadedTrees {
     let (files, mut diagnostics) = sources.collect("toml");
     let mut candidates: Vec<(usize, DecisionTree)> = Vec::new();
     for file in &files {
         let (tree, parse_diagnostics) = tree::parse(file);
         diagnostics.extend(parse_diagnostics);
         let Some(tree) = tree else { continue };
-        let problems = validate::validate(&tree, corpus);
+        let problems = match tests {
+            RunTests::All => validate::validate(&tree, corpus),
+            RunTests::Only(id) if id == tree.id => validate::validate(&tree, corpus),
+            _ => validate::validate_structure(&tree, corpus),
+        };
         let ok = !problems.iter().any(Diagnostic::is_error);
         diagnostics.extend(problems);
         if ok {

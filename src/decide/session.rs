@@ -4,6 +4,7 @@
 //! the CLI and the `[[tests]]` checks walk trees through this one type, so they
 //! cannot disagree. Nothing here reads the terminal or the disk.
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
 
 use super::DecideError;
@@ -49,11 +50,14 @@ impl AnswerSource {
     }
 }
 
-/// A walk through one tree. The session keeps its own copy of the tree (trees
-/// are small), so it can live in an app's state without borrowing.
+/// A walk through one tree. A `Session` keeps its own copy of the tree
+/// (trees are small), so it can live in an app's state without borrowing; a
+/// `Session<&DecisionTree>` borrows it, for the many short walks of a tree's
+/// `[[tests]]` (a copy per test made 10,000 tests take seconds, since the
+/// copy holds the tests too).
 #[derive(Debug, Clone)]
-pub struct Session {
-    tree: DecisionTree,
+pub struct Session<T: Borrow<DecisionTree> = DecisionTree> {
+    tree: T,
     log: Vec<(String, String)>,
     /// Who gave each answer of `log`, in step with it.
     sources: Vec<AnswerSource>,
@@ -79,34 +83,46 @@ impl Session {
         }
         Ok(session)
     }
+}
 
+impl<'t> Session<&'t DecisionTree> {
+    /// A fresh session at the tree's start that borrows the tree.
+    pub fn borrowing(tree: &'t DecisionTree) -> Session<&'t DecisionTree> {
+        Session {
+            tree,
+            log: Vec::new(),
+        }
+    }
+}
+
+impl<T: Borrow<DecisionTree>> Session<T> {
     pub fn tree(&self) -> &DecisionTree {
-        &self.tree
+        self.tree.borrow()
     }
 
     /// The id of the node the session is at.
     pub fn current_id(&self) -> &str {
+        let tree = self.tree();
         match self.log.last() {
-            None => &self.tree.start,
-            Some((question, option)) => self
-                .tree
+            None => &tree.start,
+            Some((question, option)) => tree
                 .question(question)
                 .and_then(|q| q.option(option))
                 .map(|o| o.next.as_str())
-                .unwrap_or(&self.tree.start),
+                .unwrap_or(&tree.start),
         }
     }
 
     /// The question to answer, or the outcome reached.
     pub fn current(&self) -> Step<'_> {
-        match self.tree.node(self.current_id()) {
+        match self.tree().node(self.current_id()) {
             Some(Node::Question(q)) => Step::Question(q),
             Some(Node::Outcome(o)) => Step::Outcome(o),
             // Unreachable for a validated tree: `answer` only logs existing edges
             // and validation guarantees `start` and every `next` exist.
             None => panic!(
                 "tree `{}` has no node `{}`: the tree was not validated",
-                self.tree.id,
+                self.tree().id,
                 self.current_id()
             ),
         }
@@ -131,7 +147,7 @@ impl Session {
     ) -> Result<(), DecideError> {
         let current = self.current_id().to_string();
         if question_id != current {
-            return Err(match self.tree.node(question_id) {
+            return Err(match self.tree().node(question_id) {
                 Some(Node::Question(_)) => DecideError::NotAsked {
                     question: question_id.to_string(),
                     current,
@@ -149,7 +165,7 @@ impl Session {
             return Err(DecideError::UnknownOption {
                 question: question_id.to_string(),
                 option: option_id.to_string(),
-                valid: question.option_ids(),
+                valid: named(question.options.iter().map(|o| &o.id)),
             });
         }
         self.log
@@ -204,7 +220,7 @@ impl Session {
             .iter()
             .zip(&self.sources)
             .filter_map(|((q, o), source)| {
-                let question = self.tree.question(q)?;
+                let question = self.tree().question(q)?;
                 let option = question.option(o)?;
                 Some(Answered {
                     question,
@@ -236,14 +252,14 @@ impl Session {
         // a tree file's `[[tests]]` may hold thousands of answers.
         let mut by_question: HashMap<&str, usize> = HashMap::with_capacity(answers.len());
         for (i, (question, option)) in answers.iter().enumerate() {
-            let Some(q) = self.tree.question(question) else {
+            let Some(q) = self.tree().question(question) else {
                 return Err(self.unknown_question(question));
             };
             if q.option(option).is_none() {
                 return Err(DecideError::UnknownOption {
                     question: question.clone(),
                     option: option.clone(),
-                    valid: q.option_ids(),
+                    valid: named(q.options.iter().map(|o| &o.id)),
                 });
             }
             if by_question.insert(question, i).is_some() {
@@ -255,7 +271,7 @@ impl Session {
         let mut used = vec![false; answers.len()];
         // A validated tree has no cycles, so this ends within `nodes.len()` steps;
         // the bound keeps an unvalidated tree from looping.
-        for _ in 0..=self.tree.nodes.len() {
+        for _ in 0..=self.tree().nodes.len() {
             let Step::Question(q) = self.current() else {
                 break;
             };
@@ -283,11 +299,32 @@ impl Session {
 
     fn unknown_question(&self, question: &str) -> DecideError {
         DecideError::UnknownQuestion {
-            tree: self.tree.id.clone(),
+            tree: self.tree().id.clone(),
             question: question.to_string(),
-            valid: self.tree.question_ids(),
+            valid: named(self.tree().questions().map(|q| &q.id)),
         }
     }
+}
+
+/// At most this many valid ids are named in an error, then how many more
+/// there are: a tree of 20,000 questions must not make every wrong answer
+/// (or every failing `[[tests]]` entry) cost a message of 20,000 names.
+const NAMED_IDS: usize = 12;
+
+fn named<'a>(ids: impl Iterator<Item = &'a String>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut more = 0;
+    for id in ids {
+        if out.len() < NAMED_IDS {
+            out.push(id.clone());
+        } else {
+            more += 1;
+        }
+    }
+    if more > 0 {
+        out.push(format!("… {more} more"));
+    }
+    out
 }
 
 #[cfg(test)]

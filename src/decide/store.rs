@@ -9,8 +9,14 @@
 //!
 //! A saved session is only the tree id and the answers; resuming replays them
 //! against the current tree, so a tree edited since is handled by keeping the
-//! answers that still fit. Nothing here runs unless a caller asks: loading trees
-//! never touches the disk.
+//! answers that still fit (and saying which were dropped and why). Nothing here
+//! runs unless a caller asks: loading trees never touches the disk.
+//!
+//! Everything in a saved file is untrusted: anyone who can write the data
+//! folder can put anything there. Only regular files of bounded size are read
+//! (`datafile`), every field is checked (a time out of range, a tree id that
+//! is not the file's, answers the tree does not have), and a bad file is an
+//! error for the caller to report, never a panic.
 
 use std::fs;
 use std::io;
@@ -19,6 +25,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
+use super::DecideError;
 use super::session::{AnswerSource, Session};
 use super::tree::{DecisionTree, is_valid_id};
 use crate::config::Paths;
@@ -33,7 +40,17 @@ pub enum StoreError {
     Format { path: PathBuf, message: String },
     #[error("tree id `{0}` cannot name a file")]
     BadId(String),
+    #[error("{}: names tree `{found}`, not `{expected}`", path.display())]
+    OtherTree {
+        path: PathBuf,
+        found: String,
+        expected: String,
+    },
 }
+
+/// A saved session file larger than this is not read: a walk of the longest
+/// tree lore accepts is far smaller.
+const SESSION_LIMIT: u64 = 16 << 20;
 
 /// Where sessions and transcripts live.
 #[derive(Debug, Clone)]
@@ -58,9 +75,43 @@ pub struct SavedSession {
 pub struct Resumed {
     pub session: Session,
     /// Answers at the end of the saved path that no longer fit the tree (it
-    /// changed since the session was saved) and were dropped.
-    pub dropped: usize,
+    /// changed since the session was saved) and were dropped, oldest first.
+    pub dropped: Vec<(String, String)>,
+    /// Why the first dropped answer did not fit.
+    pub reason: Option<DecideError>,
     pub saved_at: SystemTime,
+}
+
+impl Resumed {
+    /// What was dropped and why, for the user; `None` when nothing was.
+    pub fn dropped_note(&self) -> Option<String> {
+        /// Answers named in the note; the rest are counted.
+        const NAMED: usize = 5;
+        if self.dropped.is_empty() {
+            return None;
+        }
+        let mut answers: Vec<String> = self
+            .dropped
+            .iter()
+            .take(NAMED)
+            .map(|(q, o)| format!("`{q}={o}`"))
+            .collect();
+        if self.dropped.len() > NAMED {
+            answers.push(format!("and {} more", self.dropped.len() - NAMED));
+        }
+        let n = self.dropped.len();
+        let mut note = format!(
+            "{n} saved answer{} no longer fit{} the tree and {} dropped: {}",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "s" } else { "" },
+            if n == 1 { "was" } else { "were" },
+            answers.join(", ")
+        );
+        if let Some(reason) = &self.reason {
+            note.push_str(&format!(" ({reason})"));
+        }
+        Some(note)
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -142,36 +193,49 @@ impl SessionStore {
         Ok(file)
     }
 
-    /// The saved session of one tree, if there is one.
+    /// The saved session of one tree, if there is one. A file that names
+    /// another tree is an error: it is never taken for this tree's walk.
     pub fn load(&self, tree_id: &str) -> Result<Option<SavedSession>, StoreError> {
         let file = self.session_file(tree_id)?;
-        match fs::read_to_string(&file) {
-            Ok(text) => read_session(&file, &text).map(Some),
-            Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(source) => Err(StoreError::Io { path: file, source }),
+        let saved = match read_file(&file) {
+            Ok(saved) => saved,
+            Err(StoreError::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
+                return Ok(None);
+            }
+            Err(err) => return Err(err),
+        };
+        if saved.tree != tree_id {
+            return Err(StoreError::OtherTree {
+                path: file,
+                found: saved.tree,
+                expected: tree_id.to_string(),
+            });
         }
+        Ok(Some(saved))
     }
 
     /// The saved session of `tree` replayed against it, keeping the longest
-    /// prefix of answers that still fits.
+    /// prefix of answers that still fits; the rest are in `Resumed::dropped`.
     pub fn resume(&self, tree: &DecisionTree) -> Result<Option<Resumed>, StoreError> {
         let Some(saved) = self.load(&tree.id)? else {
             return Ok(None);
         };
         let mut session = Session::new(tree);
+        let mut reason = None;
         let mut kept = 0;
         for ((question, option), source) in saved.path.iter().zip(&saved.sources) {
-            if session
-                .answer_from(question, option, source.clone())
-                .is_err()
-            {
+            if let Err(err) = session.answer_from(question, option, source.clone()) {
+                reason = Some(err);
                 break;
             }
             kept += 1;
         }
+        let mut dropped = saved.path;
+        dropped.drain(..kept);
         Ok(Some(Resumed {
             session,
-            dropped: saved.path.len() - kept,
+            dropped,
+            reason,
             saved_at: saved.saved_at,
         }))
     }
@@ -199,13 +263,7 @@ impl SessionStore {
             if file.extension().is_none_or(|e| e != "json") {
                 continue;
             }
-            let result = fs::read_to_string(&file)
-                .map_err(|source| StoreError::Io {
-                    path: file.clone(),
-                    source,
-                })
-                .and_then(|text| read_session(&file, &text));
-            match result {
+            match read_file(&file) {
                 Ok(saved) => sessions.push(saved),
                 Err(err) => warnings.push(Diagnostic::warning(
                     file.display().to_string(),
@@ -271,11 +329,33 @@ impl SessionStore {
     }
 }
 
+/// Reads and checks one saved session file.
+fn read_file(file: &Path) -> Result<SavedSession, StoreError> {
+    let text =
+        crate::datafile::read_to_string(file, SESSION_LIMIT).map_err(|source| StoreError::Io {
+            path: file.to_path_buf(),
+            source,
+        })?;
+    read_session(file, &text)
+}
+
 fn read_session(file: &Path, text: &str) -> Result<SavedSession, StoreError> {
-    let body: SessionFile = serde_json::from_str(text).map_err(|e| StoreError::Format {
+    let format = |message: String| StoreError::Format {
         path: file.to_path_buf(),
-        message: e.to_string(),
-    })?;
+        message,
+    };
+    let body: SessionFile = serde_json::from_str(text).map_err(|e| format(e.to_string()))?;
+    if !is_valid_id(&body.tree) {
+        return Err(format(format!(
+            "`tree` is {:?}, not a tree id",
+            crate::text::sanitize(&body.tree)
+        )));
+    }
+    // Seconds far in the future overflow a `SystemTime` (adding them would
+    // panic): such a file was not written by lore.
+    let saved_at = UNIX_EPOCH
+        .checked_add(Duration::from_secs(body.saved_at))
+        .ok_or_else(|| format(format!("`saved_at` {} is not a time", body.saved_at)))?;
     let sources = body
         .path
         .iter()
@@ -294,7 +374,7 @@ fn read_session(file: &Path, text: &str) -> Result<SavedSession, StoreError> {
             .into_iter()
             .map(|a| (a.question, a.answer))
             .collect(),
-        saved_at: UNIX_EPOCH + Duration::from_secs(body.saved_at),
+        saved_at,
         file: file.to_path_buf(),
     })
 }
@@ -309,7 +389,20 @@ fn write_atomically(file: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     let dir = file.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(io_err(dir))?;
     let tmp = file.with_extension("json.tmp");
-    fs::write(&tmp, bytes).map_err(io_err(&tmp))?;
+    // A fresh file: whatever sits at the temporary name (a FIFO would block
+    // the open) is replaced, not written through.
+    match fs::remove_file(&tmp) {
+        Ok(()) => {}
+        Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+        Err(err) => return Err(io_err(&tmp)(err)),
+    }
+    let mut out = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .map_err(io_err(&tmp))?;
+    io::Write::write_all(&mut out, bytes).map_err(io_err(&tmp))?;
+    drop(out);
     fs::rename(&tmp, file).map_err(io_err(file))
 }
 
@@ -339,7 +432,7 @@ mod tests {
 
         let resumed = store.resume(&tree).unwrap().unwrap();
         assert_eq!(resumed.session.path(), s.path());
-        assert_eq!(resumed.dropped, 0);
+        assert!(resumed.dropped.is_empty());
 
         store.remove("sample").unwrap();
         assert!(store.load("sample").unwrap().is_none());
@@ -358,7 +451,54 @@ mod tests {
         .unwrap();
         let resumed = store.resume(&sample()).unwrap().unwrap();
         assert_eq!(resumed.session.path().len(), 1);
-        assert_eq!(resumed.dropped, 1);
+        assert_eq!(
+            resumed.dropped,
+            vec![("second".to_string(), "renamed".to_string())]
+        );
+        assert_eq!(
+            resumed.dropped_note().unwrap(),
+            "1 saved answer no longer fits the tree and was dropped: `second=renamed` \
+             (question `second` has no option `renamed` (options: left, right))"
+        );
+    }
+
+    /// A saved file is anyone's to write: a time beyond what the clock can
+    /// hold, a tree id that is not the file's, or a tree id that is not an
+    /// id at all is an error to report, never a panic or another tree's walk.
+    #[test]
+    fn hostile_fields_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path());
+        fs::create_dir_all(store.sessions_dir()).unwrap();
+        let file = store.sessions_dir().join("sample.json");
+        let write = |tree: &str, saved_at: &str| {
+            fs::write(
+                &file,
+                format!(
+                    r#"{{"tree":"{tree}","path":[{{"question":"first","answer":"a"}}],"saved_at":{saved_at}}}"#
+                ),
+            )
+            .unwrap();
+        };
+        for saved_at in ["18446744073709551615", "9223372036854775808"] {
+            write("sample", saved_at);
+            let err = store.resume(&sample()).unwrap_err().to_string();
+            assert!(
+                err.ends_with(&format!("`saved_at` {saved_at} is not a time")),
+                "{err}"
+            );
+            let (listed, warnings) = store.list();
+            assert!(listed.is_empty() && warnings.len() == 1, "{warnings:?}");
+        }
+        write("other", "1795305600");
+        let err = store.resume(&sample()).unwrap_err().to_string();
+        assert!(
+            err.ends_with("sample.json: names tree `other`, not `sample`"),
+            "{err}"
+        );
+        write("../x", "1795305600");
+        let err = store.resume(&sample()).unwrap_err().to_string();
+        assert!(err.ends_with("`tree` is \"../x\", not a tree id"), "{err}");
     }
 
     #[test]

@@ -15,6 +15,24 @@ use crate::diagnostic::Diagnostic;
 
 /// All problems of one tree. Errors make the tree unusable; warnings do not.
 pub fn validate(tree: &DecisionTree, corpus: &Corpus) -> Vec<Diagnostic> {
+    let mut out = validate_structure(tree, corpus);
+    if !out.iter().any(Diagnostic::is_error) {
+        check_tests(tree, &mut out);
+    }
+    out
+}
+
+/// The problems of one tree's `[[tests]]`, for a tree whose structure is
+/// valid: each test walked (in time linear in its answers), then the edges
+/// no test covers.
+pub fn validate_tests(tree: &DecisionTree) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    check_tests(tree, &mut out);
+    out
+}
+
+/// Everything but the `[[tests]]`: what makes a tree safe to walk.
+pub fn validate_structure(tree: &DecisionTree, corpus: &Corpus) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let error = |out: &mut Vec<Diagnostic>, line: usize, msg: String| {
         out.push(Diagnostic::error(&tree.path, Some(line), msg));
@@ -70,9 +88,6 @@ pub fn validate(tree: &DecisionTree, corpus: &Corpus) -> Vec<Diagnostic> {
     if structure_ok {
         check_reachable(tree, &mut out);
         check_cycles(tree, &mut out);
-    }
-    if !out.iter().any(Diagnostic::is_error) {
-        check_tests(tree, &mut out);
     }
     out
 }
@@ -241,7 +256,7 @@ fn check_tests(tree: &DecisionTree, out: &mut Vec<Diagnostic>) {
                 format!("test {}: {msg}", test.number),
             ));
         };
-        let mut session = Session::new(tree);
+        let mut session = Session::borrowing(tree);
         let unused = match session.apply(&test.answers) {
             Ok(unused) => unused,
             Err(DecideError::UnknownQuestion {

@@ -6,6 +6,12 @@
 //! thread and renders plain code until `Highlighter::is_loaded`. An unknown
 //! language is plain text, never an error. This module only colours text; it
 //! never decides layout.
+//!
+//! Colouring takes tens of microseconds a line, so a 7 MB block takes
+//! seconds. The TUI renders through `Highlighter::interactive`, which shares
+//! the global one's grammars and memo but colours at most
+//! `INTERACTIVE_LINES` lines in one render (smallest blocks first) and
+//! leaves the rest plain, for a worker to `prepare` with the global one.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -31,6 +37,11 @@ const MEMO_LIMIT: usize = 2048;
 /// work), a document's blocks are coloured on one thread: starting another
 /// would cost more than it saves.
 const PARALLEL_FROM_LINES: usize = 40;
+
+/// An interactive render colours at most this many lines of code (a few
+/// milliseconds); blocks beyond are drawn plain until a worker has coloured
+/// them.
+pub const INTERACTIVE_LINES: usize = 1_000;
 
 /// Fence names the corpus and its readers use, and the grammar each means.
 /// Anything else is looked up by grammar name or file extension.
@@ -88,6 +99,13 @@ const DOCKERFILE: &str = "Dockerfile (with bash)";
 /// rendering (tens of microseconds a line for shell), so each block's result
 /// is remembered: a resize or a second visit re-lays out without re-parsing.
 pub struct Highlighter {
+    shared: Arc<Shared>,
+    /// Lines of code one `prepare` may colour; `None` for no limit. With a
+    /// limit, `highlight` only returns what is remembered.
+    budget: Option<usize>,
+}
+
+struct Shared {
     syntaxes: SyntaxSet,
     themes: EmbeddedLazyThemeSet,
     memo: Mutex<HashMap<MemoKey, Arc<HighlightedLines>>>,
@@ -111,21 +129,56 @@ impl MemoKey {
 }
 
 static GLOBAL: OnceLock<Highlighter> = OnceLock::new();
+static INTERACTIVE: OnceLock<Highlighter> = OnceLock::new();
 
 impl Highlighter {
     /// Loads the syntax set and theme set (not yet compiled: syntect compiles
     /// a grammar's regexes the first time it is used).
     pub fn load() -> Highlighter {
         Highlighter {
-            syntaxes: two_face::syntax::extra_newlines(),
-            themes: two_face::theme::extra(),
-            memo: Mutex::new(HashMap::new()),
+            shared: Arc::new(Shared {
+                syntaxes: two_face::syntax::extra_newlines(),
+                themes: two_face::theme::extra(),
+                memo: Mutex::new(HashMap::new()),
+            }),
+            budget: None,
         }
     }
 
     /// The shared highlighter, loading it on first use (on the calling thread).
     pub fn global() -> &'static Highlighter {
         GLOBAL.get_or_init(Highlighter::load)
+    }
+
+    /// The global highlighter for a render that must not keep the user
+    /// waiting: see [`with_budget`](Self::with_budget).
+    pub fn interactive() -> &'static Highlighter {
+        INTERACTIVE.get_or_init(|| Highlighter::global().with_budget(INTERACTIVE_LINES))
+    }
+
+    /// This highlighter (same grammars, same memo), colouring at most
+    /// `lines` lines of code in one `prepare`, smallest blocks first; the
+    /// blocks left over are drawn plain until another highlighter has
+    /// coloured them. `highlight` then only returns remembered blocks.
+    pub fn with_budget(&self, lines: usize) -> Highlighter {
+        Highlighter {
+            shared: Arc::clone(&self.shared),
+            budget: Some(lines),
+        }
+    }
+
+    /// True if `prepare` would leave some of `doc`'s blocks uncoloured: the
+    /// render shows them plain, and `Highlighter::global().prepare(doc, …)`
+    /// on a worker colours them.
+    pub fn leaves_plain(&self, doc: &crate::corpus::Document, theme: &Theme) -> bool {
+        self.budget.is_some()
+            && theme.syntax_theme().is_some()
+            && doc.code_blocks.iter().any(|block| {
+                block
+                    .lang
+                    .as_deref()
+                    .is_some_and(|lang| !self.is_remembered(&block.code, lang, theme))
+            })
     }
 
     /// True once `global()` has finished loading: the TUI highlights from then on.
@@ -150,11 +203,12 @@ impl Highlighter {
             return None;
         }
         let syntax = match FENCE_ALIASES.iter().find(|(alias, _)| *alias == lower) {
-            Some((_, name)) => self.syntaxes.find_syntax_by_name(name),
+            Some((_, name)) => self.shared.syntaxes.find_syntax_by_name(name),
             None => self
+                .shared
                 .syntaxes
                 .find_syntax_by_token(lang)
-                .or_else(|| self.syntaxes.find_syntax_by_token(&lower)),
+                .or_else(|| self.shared.syntaxes.find_syntax_by_token(&lower)),
         }?;
         (syntax.name != "Plain Text").then_some(syntax)
     }
@@ -167,7 +221,8 @@ impl Highlighter {
     /// Colours `code` line by line under `theme`. Control characters are made
     /// visible and tabs expanded first, so the spans are safe to print. `None`
     /// when the language is unknown, the theme is plain, or the grammar fails:
-    /// the caller shows the code plain.
+    /// the caller shows the code plain. With a budget (`with_budget`), only a
+    /// block already remembered is returned.
     pub fn highlight(
         &self,
         code: &str,
@@ -179,6 +234,9 @@ impl Highlighter {
         let key = MemoKey::new(code, syntax, theme);
         if let Some(lines) = self.memo().get(&key) {
             return Some(Arc::clone(lines));
+        }
+        if self.budget.is_some() {
+            return None;
         }
         let lines = Arc::new(self.highlight_uncached(code, syntax, theme_name, theme)?);
         let mut memo = self.memo();
@@ -199,22 +257,34 @@ impl Highlighter {
         if theme.syntax_theme().is_none() {
             return;
         }
-        let pending: Vec<(&str, &str)> = doc
+        let mut pending: Vec<(&str, &str)> = doc
             .code_blocks
             .iter()
             .filter_map(|block| Some((block.code.as_str(), block.lang.as_deref()?)))
             .filter(|(code, lang)| !self.is_remembered(code, lang, theme))
             .collect();
+        if let Some(budget) = self.budget {
+            // The smallest blocks first, as many as the budget allows.
+            pending.sort_by_key(|(code, _)| code.len());
+            let mut left = budget;
+            pending.retain(|(code, _)| {
+                let lines = code.lines().count();
+                let fits = lines <= left;
+                if fits {
+                    left -= lines;
+                }
+                fits
+            });
+        }
         let lines: usize = pending.iter().map(|(code, _)| code.lines().count()).sum();
         let threads = crate::cores::available().min(pending.len());
         if threads < 2 || lines < PARALLEL_FROM_LINES {
             for (code, lang) in pending {
-                self.highlight(code, lang, theme);
+                self.colour(code, lang, theme);
             }
             return;
         }
         // Longest blocks first, each to the least loaded share.
-        let mut pending = pending;
         pending.sort_by_key(|(code, _)| std::cmp::Reverse(code.len()));
         let mut shares: Vec<(usize, Vec<(&str, &str)>)> = vec![(0, Vec::new()); threads];
         for block in pending {
@@ -225,7 +295,7 @@ impl Highlighter {
         }
         let highlight_all = |share: Vec<(&str, &str)>| {
             for (code, lang) in share {
-                self.highlight(code, lang, theme);
+                self.colour(code, lang, theme);
             }
         };
         let mut shares = shares.into_iter().map(|(_, share)| share);
@@ -236,6 +306,25 @@ impl Highlighter {
             }
             highlight_all(mine);
         });
+    }
+
+    /// Colours one block and remembers it, budget or not (`prepare` has
+    /// already kept within the budget).
+    fn colour(&self, code: &str, lang: &str, theme: &Theme) {
+        let (Some(theme_name), Some(syntax)) = (theme.syntax_theme(), self.syntax(lang)) else {
+            return;
+        };
+        let key = MemoKey::new(code, syntax, theme);
+        if self.memo().contains_key(&key) {
+            return;
+        }
+        if let Some(lines) = self.highlight_uncached(code, syntax, theme_name, theme) {
+            let mut memo = self.memo();
+            if memo.len() >= MEMO_LIMIT {
+                memo.clear();
+            }
+            memo.insert(key, Arc::new(lines));
+        }
     }
 
     fn is_remembered(&self, code: &str, lang: &str, theme: &Theme) -> bool {
@@ -257,7 +346,8 @@ impl Highlighter {
 
     fn memo(&self) -> std::sync::MutexGuard<'_, HashMap<MemoKey, Arc<HighlightedLines>>> {
         // A panic elsewhere cannot leave the map half-updated; keep using it.
-        self.memo
+        self.shared
+            .memo
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
@@ -274,10 +364,10 @@ impl Highlighter {
             .lines()
             .flat_map(|line| [crate::text::sanitize(line), "\n".to_string()])
             .collect();
-        let mut lines = HighlightLines::new(syntax, self.themes.get(theme_name));
+        let mut lines = HighlightLines::new(syntax, self.shared.themes.get(theme_name));
         let mut out = Vec::new();
         for line in LinesWithEndings::from(&code) {
-            let regions = lines.highlight_line(line, &self.syntaxes).ok()?;
+            let regions = lines.highlight_line(line, &self.shared.syntaxes).ok()?;
             let mut spans: Vec<Span<'static>> = Vec::with_capacity(regions.len());
             for (style, text) in regions {
                 let text = text.trim_end_matches(['\n', '\r']);

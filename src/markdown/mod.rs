@@ -234,4 +234,10 @@ impl RenderCache {
     pub fn clear(&mut self) {
         self.entries.clear();
     }
+
+    /// Forgets every rendering of the document with this path (its code has
+    /// been coloured since).
+    pub fn forget(&mut self, path: &str) {
+        self.entries.retain(|(key, _)| key.path != path);
+    }
 }

@@ -12,9 +12,20 @@
 //!   one and is replaced by an atomic rename, so a crash never leaves a half
 //!   index in use. Builders take a file lock so two `lore` processes never
 //!   build the same index at once (the second waits, then uses the first's).
-//! - A damaged index (missing or resized files, unreadable meta, bad
-//!   checksums where checked) is rebuilt. A cache folder that cannot be
-//!   written gives an in-memory index and one warning.
+//! - A damaged index is rebuilt, with one warning. Same-size damage to a
+//!   segment file makes tantivy panic, or silently change or lose hits, so
+//!   every opening checks each file against the manifest, which records its
+//!   size, CRC-32 and stamp (modification and change times, inode) from the
+//!   build. A stat per file is all a search pays: anything that writes a file
+//!   changes its stamp (the change time cannot be set back), and a file
+//!   whose stamp moved is checksummed in full before it is used (then the
+//!   manifest takes the new stamp, so a copied cache is checked once). Damage
+//!   that no write made (the disk itself) is caught by a full check of every
+//!   file once a day, and as a last resort a panic in a query is caught
+//!   (`panics`) and the index rebuilt. Checking every file on every search
+//!   would cost more than the search: 53 MB at 10,000 documents.
+//! - A cache folder that cannot be written gives an in-memory index and one
+//!   warning.
 //!
 //! This module decides where indexes live and whether they are fresh; it
 //! does not know what is in them.
@@ -35,6 +46,17 @@ use crate::diagnostic::Diagnostic;
 use crate::sources::{Origin, Snapshot, SourceSet, Stamp};
 
 const MANIFEST: &str = "lore-manifest.json";
+/// Beside the manifest: its modification time is when every file of the
+/// generation was last checksummed.
+const VERIFIED: &str = "lore-verified";
+/// Every file of an index is checksummed in full at least this often (on
+/// the first opening after), whatever its stamp says.
+const VERIFY_EVERY: Duration = Duration::from_secs(24 * 3600);
+/// The cache's own small files (`current`, a manifest) are read only up to
+/// this size, and only if they are regular files (`datafile`).
+const SMALL_FILE_LIMIT: u64 = 16 << 20;
+/// A record of the last scan takes 35 bytes a file.
+const RECORD_LIMIT: u64 = 256 << 20;
 const CURRENT: &str = "current";
 const LOCK: &str = "build.lock";
 /// How long to wait for another process's build before building in memory.
@@ -46,10 +68,6 @@ const UNUSED_FOR: Duration = Duration::from_secs(30 * 24 * 3600);
 /// Using an index or a record moves its file's modification time to now,
 /// at most this often (one write a day, not one per search).
 const MARK_USE_EVERY: Duration = Duration::from_secs(24 * 3600);
-/// Indexes up to this size have every file's checksum verified on open; it
-/// costs well under a millisecond. Bigger ones are only checked for missing
-/// or resized files, so that a search does not read the whole index.
-const VERIFY_BELOW_BYTES: u64 = 8 << 20;
 
 /// Where the knowledge comes from.
 pub(super) enum Source<'a> {
@@ -87,9 +105,63 @@ struct Manifest {
     documents: usize,
     sections: usize,
     bytes: u64,
-    /// Every index file and its size.
-    files: Vec<(String, u64)>,
+    /// Every index file as it was built.
+    files: Vec<IndexFile>,
 }
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct IndexFile {
+    name: String,
+    size: u64,
+    crc32: u32,
+    stamp: FileStamp,
+}
+
+/// What changes when anything writes a file: its modification time, its
+/// change time (which no tool can set back) and, if it was replaced, its
+/// inode. Only the modification time on systems without the others.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct FileStamp {
+    modified: (i64, i64),
+    changed: (i64, i64),
+    inode: u64,
+}
+
+impl FileStamp {
+    #[cfg(unix)]
+    fn of(meta: &fs::Metadata) -> FileStamp {
+        use std::os::unix::fs::MetadataExt;
+        FileStamp {
+            modified: (meta.mtime(), meta.mtime_nsec()),
+            changed: (meta.ctime(), meta.ctime_nsec()),
+            inode: meta.ino(),
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn of(meta: &fs::Metadata) -> FileStamp {
+        let modified = meta.modified().ok().map_or(0, nanos_since_epoch);
+        FileStamp {
+            modified: (
+                (modified / 1_000_000_000) as i64,
+                (modified % 1_000_000_000) as i64,
+            ),
+            ..FileStamp::default()
+        }
+    }
+}
+
+/// Why a cached index cannot be used.
+#[derive(Debug)]
+enum Unusable {
+    /// There is none yet, or it was built from other sources or by another
+    /// version of lore: build, say nothing.
+    Stale,
+    /// It is damaged: build, and say so once.
+    Damaged(String),
+}
+
+type Found = (SearchIndex, IndexReport);
 
 impl Manifest {
     fn fresh_for(&self, state: &State) -> bool {
@@ -112,11 +184,44 @@ pub(super) fn open(
 /// its snapshot (this one joins them when done), and the answer is kept
 /// only if the snapshot holds: on a big overlay the stats and the search
 /// share the cores instead of taking turns.
+///
+/// If `then` found the index damaged (a query panicked inside it), the index
+/// is rebuilt and `then` runs again on the new one, with a warning.
 pub(super) fn open_then<T>(
     sources: &SourceSet,
     cache_dir: Option<&Path>,
-    options: OpenOptions<'_>,
+    mut options: OpenOptions<'_>,
     then: impl Fn(&SearchIndex) -> T,
+) -> Result<(SearchIndex, IndexReport, T), SearchError> {
+    let (index, report, answer) = open_then_once(sources, cache_dir, options.reborrow(), &then)?;
+    let Some(why) = index.damage().map(str::to_string) else {
+        return Ok((index, report, answer));
+    };
+    let location = report.location.clone();
+    drop(index);
+    options.rebuild = true;
+    let (index, mut report) = open_inner(Source::Sources(sources), cache_dir, options, false)?;
+    report
+        .warnings
+        .insert(0, damage_warning(location.as_deref(), &why));
+    let answer = then(&index);
+    Ok((index, report, answer))
+}
+
+/// The warning for an index that a query found damaged and that was rebuilt.
+pub(super) fn damage_warning(location: Option<&Path>, panic: &str) -> Diagnostic {
+    Diagnostic::warning(
+        location.map_or("search index".to_string(), |l| l.display().to_string()),
+        None,
+        format!("the search index was damaged (a search failed inside it: {panic}); rebuilt it"),
+    )
+}
+
+fn open_then_once<T>(
+    sources: &SourceSet,
+    cache_dir: Option<&Path>,
+    options: OpenOptions<'_>,
+    then: &impl Fn(&SearchIndex) -> T,
 ) -> Result<(SearchIndex, IndexReport, T), SearchError> {
     if let Some(cache_dir) = cache_dir
         && !options.rebuild
@@ -193,23 +298,37 @@ fn open_inner(
             .write(&path);
         }
     };
-    if !options.rebuild
-        && let Some(found) = open_current(&dir, &state, options.verify)
-    {
-        remember(record);
-        return Ok(found);
+    let mut damage = None;
+    if !options.rebuild {
+        match open_current(&dir, &state, options.verify) {
+            Ok(found) => {
+                remember(record);
+                return Ok(found);
+            }
+            Err(Unusable::Stale) => {}
+            Err(Unusable::Damaged(why)) => {
+                log::warn!("search index {}: {why}; rebuilding", dir.display());
+                damage = Some(Diagnostic::warning(
+                    dir.display().to_string(),
+                    None,
+                    format!("the search index was damaged ({why}); rebuilt it"),
+                ));
+            }
+        }
     }
     let mut owned = None;
     let corpus = source.corpus(&mut owned);
     match build_cached(&dir, corpus, &state, &mut options) {
-        Ok(found) => {
+        Ok((index, mut report)) => {
             remember(record);
-            Ok(found)
+            report.warnings.extend(damage);
+            Ok((index, report))
         }
         Err(err) => {
             log::warn!("search cache {}: {err}", dir.display());
             let (index, mut report) =
                 SearchIndex::build_in_memory_with(corpus, options.progress.as_deref_mut())?;
+            report.warnings.extend(damage);
             report.warnings.push(Diagnostic::warning(
                 cache_dir.display().to_string(),
                 None,
@@ -223,71 +342,71 @@ fn open_inner(
 }
 
 /// Opens the live index in `dir` if it is intact and fresh for `state`.
-fn open_current(dir: &Path, state: &State, verify: bool) -> Option<(SearchIndex, IndexReport)> {
+fn open_current(dir: &Path, state: &State, verify: bool) -> Result<Found, Unusable> {
     // A builder may swap `current` and delete the old generation between
     // our reading the name and opening the files: then read it again.
-    let mut last_name = None;
+    let mut last: Option<(String, Unusable)> = None;
     for _ in 0..2 {
-        let name = read_marking_use(&dir.join(CURRENT)).ok()?;
-        let name = String::from_utf8(name).ok()?.trim().to_string();
-        if last_name.as_ref() == Some(&name) {
-            return None;
+        let name = match read_marking_use(&dir.join(CURRENT), SMALL_FILE_LIMIT) {
+            Ok(name) => name,
+            // Something other than a small regular file there is damage;
+            // no file (or no folder) is just no index yet.
+            Err(err) if err.kind() == std::io::ErrorKind::InvalidData => {
+                return Err(Unusable::Damaged(format!("{CURRENT}: {err}")));
+            }
+            Err(_) => return Err(last.map_or(Unusable::Stale, |(_, why)| why)),
+        };
+        let Ok(name) = String::from_utf8(name).map(|n| n.trim().to_string()) else {
+            return Err(Unusable::Damaged(format!("{CURRENT} is not a name")));
+        };
+        if let Some((last_name, why)) = last.take()
+            && last_name == name
+        {
+            return Err(why);
         }
-        if let Some(found) = open_generation(dir, &name, state, verify) {
-            return Some(found);
+        match open_generation(dir, &name, state, verify) {
+            Ok(found) => return Ok(found),
+            Err(why) => last = Some((name, why)),
         }
-        last_name = Some(name);
     }
-    None
+    Err(last.map_or(Unusable::Stale, |(_, why)| why))
 }
 
-fn open_generation(
-    dir: &Path,
-    name: &str,
-    state: &State,
-    verify: bool,
-) -> Option<(SearchIndex, IndexReport)> {
+fn open_generation(dir: &Path, name: &str, state: &State, verify: bool) -> Result<Found, Unusable> {
     if !name.starts_with("gen-") || name.contains(['/', '\\']) {
-        return None;
+        return Err(Unusable::Damaged(format!(
+            "{CURRENT} names {:?}, not an index",
+            crate::text::sanitize(name)
+        )));
     }
     let generation = dir.join(name);
-    let manifest: Manifest =
-        serde_json::from_slice(&fs::read(generation.join(MANIFEST)).ok()?).ok()?;
+    let damaged = |why: String| Unusable::Damaged(why);
+    let manifest_bytes = crate::datafile::read(&generation.join(MANIFEST), SMALL_FILE_LIMIT)
+        .map_err(|err| damaged(format!("{name}/{MANIFEST}: {err}")))?;
+    let mut manifest: Manifest = serde_json::from_slice(&manifest_bytes)
+        .map_err(|err| damaged(format!("{name}/{MANIFEST}: {err}")))?;
     if !manifest.fresh_for(state) {
-        return None;
+        return Err(Unusable::Stale);
     }
-    let mut total = 0;
-    for (file, size) in &manifest.files {
-        let meta = fs::metadata(generation.join(file)).ok()?;
-        if meta.len() != *size {
-            log::info!(
-                "search index {}: {file} changed size, rebuilding",
-                generation.display()
-            );
-            return None;
+    check_files(&generation, &mut manifest, verify).map_err(damaged)?;
+    // The last resort: damage that slipped past the checks can make tantivy
+    // panic while opening, as well as while searching.
+    let opened = crate::panics::catch(|| -> Result<Option<SearchIndex>, SearchError> {
+        let index = Index::open_in_dir(&generation)?;
+        let (expected, fields) = schema::build_schema();
+        if index.schema() != expected {
+            return Ok(None);
         }
-        total += size;
-    }
-    let index = Index::open_in_dir(&generation).ok()?;
-    let (expected, fields) = schema::build_schema();
-    if index.schema() != expected {
-        return None;
-    }
-    super::register_tokenizer(&index);
-    if verify || total <= VERIFY_BELOW_BYTES {
-        match index.validate_checksum() {
-            Ok(damaged) if damaged.is_empty() => {}
-            _ => {
-                log::info!(
-                    "search index {}: checksum mismatch, rebuilding",
-                    generation.display()
-                );
-                return None;
-            }
-        }
-    }
-    let search = SearchIndex::from_index(index, fields).ok()?;
-    Some((
+        super::register_tokenizer(&index);
+        SearchIndex::from_index(index, fields).map(Some)
+    });
+    let search = match opened {
+        Ok(Ok(Some(search))) => search,
+        Ok(Ok(None)) => return Err(Unusable::Stale),
+        Ok(Err(err)) => return Err(damaged(err.to_string())),
+        Err(panic) => return Err(damaged(format!("opening it failed: {panic}"))),
+    };
+    Ok((
         search,
         IndexReport {
             documents: manifest.documents,
@@ -301,6 +420,69 @@ fn open_generation(
     ))
 }
 
+/// Checks every file of a generation against its manifest entry: present,
+/// a regular file, the same size, and, if its stamp moved or `verify` is
+/// set or the daily full check is due, the same checksum. Files that pass
+/// with a new stamp get it recorded. The error says what is wrong.
+fn check_files(generation: &Path, manifest: &mut Manifest, verify: bool) -> Result<(), String> {
+    let marker = generation.join(VERIFIED);
+    let now = SystemTime::now();
+    let last_full = fs::metadata(&marker).and_then(|m| m.modified()).ok();
+    let full = verify
+        || last_full.is_none_or(|t| now.duration_since(t).is_ok_and(|age| age > VERIFY_EVERY));
+    let mut restamped = false;
+    for file in &mut manifest.files {
+        let path = generation.join(&file.name);
+        let meta = fs::metadata(&path).map_err(|err| format!("{}: {err}", file.name))?;
+        if !meta.is_file() || meta.len() != file.size {
+            return Err(format!(
+                "{} is {} bytes, not {}",
+                file.name,
+                meta.len(),
+                file.size
+            ));
+        }
+        let stamp = FileStamp::of(&meta);
+        if full || stamp != file.stamp {
+            let crc = crc32_of(&path).map_err(|err| format!("{}: {err}", file.name))?;
+            if crc != file.crc32 {
+                return Err(format!("{} does not match its checksum", file.name));
+            }
+            if stamp != file.stamp {
+                file.stamp = stamp;
+                restamped = true;
+            }
+        }
+    }
+    // Best effort: a read-only cache is checked in full every time instead.
+    if restamped {
+        let path = generation.join(MANIFEST);
+        let pending = generation.join(format!("{MANIFEST}.{}", generation_name()));
+        let json = serde_json::to_vec(manifest).unwrap_or_default();
+        if write_synced(&pending, &json).is_err() || fs::rename(&pending, &path).is_err() {
+            let _ = fs::remove_file(&pending);
+        }
+    }
+    if full {
+        let _ = write_synced(&marker, b"");
+    }
+    Ok(())
+}
+
+/// The CRC-32 of a whole file.
+fn crc32_of(path: &Path) -> std::io::Result<u32> {
+    let mut file = fs::File::open(path)?;
+    let mut hasher = crc32fast::Hasher::new();
+    let mut buffer = vec![0; 256 * 1024];
+    loop {
+        let n = std::io::Read::read(&mut file, &mut buffer)?;
+        if n == 0 {
+            return Ok(hasher.finalize());
+        }
+        hasher.update(&buffer[..n]);
+    }
+}
+
 /// Builds into a new generation under `dir` and makes it current. Any error
 /// means the cache cannot be used this time.
 fn build_cached(
@@ -311,15 +493,10 @@ fn build_cached(
 ) -> Result<(SearchIndex, IndexReport), CacheError> {
     fs::create_dir_all(dir).map_err(|e| CacheError::io(dir, e))?;
     let lock_path = dir.join(LOCK);
-    let lock = fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(|e| CacheError::io(&lock_path, e))?;
+    let lock = crate::datafile::open_lock(&lock_path).map_err(|e| CacheError::io(&lock_path, e))?;
     let locked = wait_for_lock(&lock)?;
     if !options.rebuild
-        && let Some(found) = open_current(dir, state, options.verify)
+        && let Ok(found) = open_current(dir, state, options.verify)
     {
         return Ok(found);
     }
@@ -358,22 +535,32 @@ fn build_generation(
     options: &mut OpenOptions<'_>,
 ) -> Result<(Index, schema::Fields, BuildStats), CacheError> {
     let (schema, fields) = schema::build_schema();
-    let index = Index::create_in_dir(generation, schema).map_err(CacheError::Tantivy)?;
+    let index = Index::builder()
+        .schema(schema)
+        .settings(schema::index_settings())
+        .create_in_dir(generation)
+        .map_err(CacheError::Tantivy)?;
     super::register_tokenizer(&index);
     let stats = super::build(&index, &fields, corpus, options.progress.as_deref_mut())
         .map_err(CacheError::Tantivy)?;
     let mut files = Vec::new();
     for entry in fs::read_dir(generation).map_err(|e| CacheError::io(generation, e))? {
         let entry = entry.map_err(|e| CacheError::io(generation, e))?;
-        let file_name = entry.file_name().to_string_lossy().into_owned();
+        let name = entry.file_name().to_string_lossy().into_owned();
         let meta = entry
             .metadata()
             .map_err(|e| CacheError::io(generation, e))?;
-        if meta.is_file() && !file_name.starts_with('.') {
-            files.push((file_name, meta.len()));
+        if meta.is_file() && !name.starts_with('.') && name != MANIFEST && name != VERIFIED {
+            let path = entry.path();
+            files.push(IndexFile {
+                crc32: crc32_of(&path).map_err(|e| CacheError::io(&path, e))?,
+                size: meta.len(),
+                stamp: FileStamp::of(&meta),
+                name,
+            });
         }
     }
-    files.sort();
+    files.sort_by(|a, b| a.name.cmp(&b.name));
     let fingerprint = State::of_corpus(corpus);
     let manifest = Manifest {
         schema: SCHEMA_VERSION,
@@ -389,6 +576,9 @@ fn build_generation(
     let json = serde_json::to_vec(&manifest).unwrap_or_default();
     let path = generation.join(MANIFEST);
     write_synced(&path, &json).map_err(|e| CacheError::io(&path, e))?;
+    // Every file was just checksummed.
+    let marker = generation.join(VERIFIED);
+    write_synced(&marker, b"").map_err(|e| CacheError::io(&marker, e))?;
     Ok((index, fields, stats))
 }
 
@@ -471,14 +661,11 @@ fn remove_unused(search: &Path, keep: &Path) {
 /// Reads a file, and marks it used (its modification time moves to now) if
 /// that was last done more than `MARK_USE_EVERY` ago. Marking is best
 /// effort: a read-only cache is still read.
-fn read_marking_use(path: &Path) -> std::io::Result<Vec<u8>> {
-    let mut file = fs::File::open(path)?;
-    let meta = file.metadata()?;
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    std::io::Read::read_to_end(&mut file, &mut bytes)?;
+fn read_marking_use(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    let bytes = crate::datafile::read(path, limit)?;
     let now = SystemTime::now();
-    let stale = meta
-        .modified()
+    let stale = fs::metadata(path)
+        .and_then(|meta| meta.modified())
         .ok()
         .and_then(|t| now.duration_since(t).ok())
         .is_some_and(|age| age > MARK_USE_EVERY);
@@ -626,7 +813,7 @@ impl SourcesRecord {
     }
 
     fn read(path: &Path) -> Option<SourcesRecord> {
-        let mut bytes = read_marking_use(path).ok()?;
+        let mut bytes = read_marking_use(path, RECORD_LIMIT).ok()?;
         let mut rest = bytes.as_slice();
         let mut line = || {
             let end = rest.iter().position(|&b| b == b'\n')?;
@@ -651,7 +838,7 @@ impl SourcesRecord {
 
     /// Opens the index the record names, if it is intact and was built
     /// from what the record says (the snapshot is not checked here).
-    fn open(&self, cache_dir: &Path, verify: bool) -> Option<(SearchIndex, IndexReport)> {
+    fn open(&self, cache_dir: &Path, verify: bool) -> Option<Found> {
         let state = State {
             key: self.key.clone(),
             loaded: None,
@@ -660,7 +847,7 @@ impl SourcesRecord {
         let dir = cache_dir
             .join("search")
             .join(format!("v{SCHEMA_VERSION}-{}", state.key));
-        open_current(&dir, &state, verify)
+        open_current(&dir, &state, verify).ok()
     }
 
     /// Replaces the record (atomically: a reader sees the old or the new).

@@ -146,10 +146,27 @@ pub struct OpenOptions<'a> {
     pub progress: Option<&'a mut dyn FnMut(Progress)>,
 }
 
+impl OpenOptions<'_> {
+    /// The same options, borrowed for one call.
+    fn reborrow(&mut self) -> OpenOptions<'_> {
+        OpenOptions {
+            rebuild: self.rebuild,
+            verify: self.verify,
+            progress: match &mut self.progress {
+                Some(progress) => Some(&mut **progress as &mut dyn FnMut(Progress)),
+                None => None,
+            },
+        }
+    }
+}
+
 /// An open, queryable index.
 pub struct SearchIndex {
     reader: IndexReader,
     fields: Fields,
+    /// Set when a query panicked inside the index (damage no check caught):
+    /// the panic's message. The index must be rebuilt.
+    damage: std::sync::OnceLock<String>,
 }
 
 /// Field boosts, in the order of `Fields::searched` (heading, title, trail,
@@ -208,7 +225,10 @@ impl SearchIndex {
     ) -> Result<(SearchIndex, IndexReport), SearchError> {
         let started = Instant::now();
         let (schema, fields) = schema::build_schema();
-        let index = Index::create_in_ram(schema);
+        let index = Index::builder()
+            .schema(schema)
+            .settings(schema::index_settings())
+            .create_in_ram()?;
         register_tokenizer(&index);
         let stats = build(&index, &fields, corpus, progress)?;
         let search = SearchIndex::from_index(index, fields)?;
@@ -265,7 +285,39 @@ impl SearchIndex {
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
             .try_into()?;
-        Ok(SearchIndex { reader, fields })
+        Ok(SearchIndex {
+            reader,
+            fields,
+            damage: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// Why this index must not be used any more, if a query found out: it
+    /// panicked inside the index (see `query`). Rebuild it
+    /// ([`rebuild_damaged`](Self::rebuild_damaged)).
+    pub fn damage(&self) -> Option<&str> {
+        self.damage.get().map(String::as_str)
+    }
+
+    /// After [`damage`](Self::damage) said this index (opened with
+    /// [`open_with`](Self::open_with) from `location`) is damaged: builds a
+    /// new one of `corpus`, with a warning saying why.
+    pub fn rebuild_damaged(
+        &self,
+        corpus: &Corpus,
+        cache_dir: Option<&Path>,
+        location: Option<&Path>,
+    ) -> Result<(SearchIndex, IndexReport), SearchError> {
+        let options = OpenOptions {
+            rebuild: true,
+            ..OpenOptions::default()
+        };
+        let (index, mut report) = Self::open_with(corpus, cache_dir, options)?;
+        let why = self.damage().unwrap_or("unknown");
+        report
+            .warnings
+            .insert(0, cache::damage_warning(location, why));
+        Ok((index, report))
     }
 
     /// Number of sections in the index.
@@ -276,7 +328,11 @@ impl SearchIndex {
     /// The best `limit` sections for `q`, best first. Never fails: a query
     /// that cannot be understood is searched as plain words, and an index
     /// that cannot be read gives no hits (and a log line).
-    /// The words of the shipped vocabulary count (see `vocabulary`).
+    /// The words of the shipped vocabulary count (see `vocabulary`). A panic inside
+    /// the index (damaged files) is caught: no hits, and [`damage`] says
+    /// the index must be rebuilt.
+    ///
+    /// [`damage`]: Self::damage
     pub fn query(&self, q: &str, limit: usize) -> Vec<Hit> {
         let mut parsed = query::parse(q);
         vocabulary::Vocabulary::builtin().expand(&mut parsed);
@@ -286,13 +342,18 @@ impl SearchIndex {
     /// [`query`](Self::query) for a query already parsed (and perhaps given
     /// extra filters, as `lore search --kind` does).
     pub fn query_parsed(&self, parsed: &ParsedQuery, limit: usize) -> Vec<Hit> {
-        if limit == 0 || parsed.is_empty() {
+        if limit == 0 || parsed.is_empty() || self.damage.get().is_some() {
             return Vec::new();
         }
-        match self.search(parsed, limit) {
-            Ok(hits) => hits,
-            Err(err) => {
+        match crate::panics::catch(|| self.search(parsed, limit)) {
+            Ok(Ok(hits)) => hits,
+            Ok(Err(err)) => {
                 log::warn!("search failed: {err}");
+                Vec::new()
+            }
+            Err(panic) => {
+                log::error!("search failed inside the index, which must be damaged: {panic}");
+                let _ = self.damage.set(panic);
                 Vec::new()
             }
         }
@@ -471,6 +532,8 @@ impl SearchIndex {
                 (score, address, share)
             })
             .collect();
+        // Equal scores in path and line order: the index keeps its sections
+        // in that order (see `build`), in one segment.
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         ranked.truncate(limit);
         Ok(ranked)
@@ -1040,7 +1103,10 @@ struct BuildStats {
 }
 
 /// Indexes every document of `corpus` into the empty `index`, leaving one
-/// segment behind (fewer segments, faster queries).
+/// segment behind (fewer segments, faster queries). Sections are numbered
+/// by path and line (`Fields::order`), and the index keeps them in that
+/// order (`schema::index_settings`), so two builds of the same corpus are the
+/// same index whichever thread indexed what.
 fn build<'p>(
     index: &Index,
     fields: &Fields,
@@ -1056,8 +1122,11 @@ fn build<'p>(
     writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
     let mut sections = 0;
     let total = corpus.documents.len();
-    for (i, doc) in corpus.documents.iter().enumerate() {
-        for section in schema::tantivy_documents(doc, fields) {
+    let mut by_path: Vec<&crate::corpus::Document> = corpus.documents.iter().collect();
+    by_path.sort_by(|a, b| a.path.cmp(&b.path));
+    for (i, doc) in by_path.into_iter().enumerate() {
+        for mut section in schema::tantivy_documents(doc, fields) {
+            section.add_u64(fields.order, sections);
             writer.add_document(section)?;
             sections += 1;
         }
@@ -1073,7 +1142,7 @@ fn build<'p>(
     writer.wait_merging_threads()?;
     Ok(BuildStats {
         documents: total,
-        sections,
+        sections: sections as usize,
         bytes,
     })
 }

@@ -17,7 +17,11 @@ use crate::corpus::{Document, Kind};
 
 /// Bumped whenever the schema, the tokenizer or what goes into a field
 /// changes: an index built by another version is rebuilt, never misread.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The fast field that orders the sections of an index: their position in
+/// the corpus sorted by path, then by line (see `index_settings`).
+pub const ORDER_FIELD: &str = "order";
 
 /// The fields of the index.
 #[derive(Debug, Clone, Copy)]
@@ -32,6 +36,9 @@ pub struct Fields {
     pub kind: Field,
     /// How much a hit in this kind of file counts (fast field).
     pub weight: Field,
+    /// The section's position by path and line (fast field; set by the
+    /// builder, which sees the whole corpus).
+    pub order: Field,
     /// The document's title.
     pub title: Field,
     /// The section's own heading.
@@ -83,6 +90,7 @@ pub fn build_schema() -> (Schema, Fields) {
         line: builder.add_u64_field("line", STORED),
         kind: builder.add_text_field("kind", STRING | STORED),
         weight: builder.add_f64_field("weight", NumericOptions::default().set_fast()),
+        order: builder.add_u64_field(ORDER_FIELD, NumericOptions::default().set_fast()),
         title: builder.add_text_field("title", text(false) | STORED),
         heading: builder.add_text_field("heading", text(true)),
         trail: builder.add_text_field("trail", text(false)),
@@ -92,6 +100,20 @@ pub fn build_schema() -> (Schema, Fields) {
         text: builder.add_text_field("text", STORED),
     };
     (builder.build(), fields)
+}
+
+/// Sections are stored in `ORDER_FIELD` order, whichever indexing thread
+/// took them and however segments are merged: equal scores are then ranked by
+/// path and line (tantivy breaks ties by document id), the same in every
+/// build of the same knowledge.
+pub fn index_settings() -> tantivy::IndexSettings {
+    tantivy::IndexSettings {
+        sort_by_field: Some(tantivy::IndexSortByField {
+            field: ORDER_FIELD.to_string(),
+            order: tantivy::Order::Asc,
+        }),
+        ..tantivy::IndexSettings::default()
+    }
 }
 
 /// How much a match in a file of this kind counts. Drops and the index

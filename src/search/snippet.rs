@@ -5,6 +5,11 @@
 //!
 //! It works on the section text stored in the index and must not print or
 //! colour anything: callers decide how to show the highlights.
+//!
+//! A snippet is built for every hit of every keystroke, so its cost must not
+//! grow with how hostile a section is: only the first `SCAN_BYTES` of a
+//! section are looked at, and everything after that is linear in what is
+//! looked at (a section of 300,000 matching lines once took 16 s).
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -35,6 +40,10 @@ pub struct Matcher {
 
 /// What a line with the prefix (and no other match) is worth.
 const PREFIX_LINE_WEIGHT: f32 = 0.1;
+
+/// Only this much of a section is searched for the snippet line: far more
+/// than any real section, and a bound on the work for one that is not.
+pub const SCAN_BYTES: usize = 256 * 1024;
 
 impl Matcher {
     pub fn new(terms: HashMap<String, f32>, prefix: Option<String>) -> Matcher {
@@ -88,12 +97,18 @@ impl Matcher {
         let starts: Vec<usize> = std::iter::once(0)
             .chain(lower.match_indices('\n').map(|(i, _)| i + 1))
             .collect();
-        let mut seen: Vec<(usize, usize)> = Vec::new();
+        // Matches come in text order, so lines only move forward: each
+        // pattern remembers the last line it counted for (1-based, 0 for
+        // none), which makes "distinct in this line" one comparison.
+        let mut counted_in = vec![0usize; self.pattern_weights.len()];
+        let mut line = 0;
         for found in patterns.find_iter(lower) {
-            let line = starts.partition_point(|&s| s <= found.start()) - 1;
+            while line + 1 < starts.len() && starts[line + 1] <= found.start() {
+                line += 1;
+            }
             let pattern = found.pattern().as_usize();
-            if line < lines && !seen.contains(&(line, pattern)) {
-                seen.push((line, pattern));
+            if line < lines && counted_in[pattern] != line + 1 {
+                counted_in[pattern] = line + 1;
                 scores[line] += self.pattern_weights[pattern];
             }
         }
@@ -104,6 +119,7 @@ impl Matcher {
 /// Picks and shapes the snippet of `section` (its lines as written), at most
 /// `max_chars` characters wide.
 pub fn snippet(section: &str, matcher: &Matcher, max_chars: usize) -> Snippet {
+    let section = scanned_part(section);
     let raw_lines: Vec<&str> = section.split('\n').collect();
     // Lower-casing keeps line breaks where they are.
     let scores = matcher.line_scores(&section.to_lowercase(), raw_lines.len());
@@ -139,6 +155,22 @@ pub fn snippet(section: &str, matcher: &Matcher, max_chars: usize) -> Snippet {
     shape(&sanitize(&line), matcher, max_chars)
 }
 
+/// The part of `section` a snippet is picked from: all of it, or its first
+/// `SCAN_BYTES` up to the last whole line in them.
+fn scanned_part(section: &str) -> &str {
+    if section.len() <= SCAN_BYTES {
+        return section;
+    }
+    let mut end = SCAN_BYTES;
+    while !section.is_char_boundary(end) {
+        end -= 1;
+    }
+    match section[..end].rfind('\n') {
+        Some(newline) if newline > 0 => &section[..newline],
+        _ => &section[..end],
+    }
+}
+
 fn is_table_rule(line: &str) -> bool {
     line.starts_with('|') && line.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
 }
@@ -159,25 +191,37 @@ fn shape(line: &str, matcher: &Matcher, max_chars: usize) -> Snippet {
             highlights,
         };
     }
-    // The window that holds the most highlights, starting a little before one.
+    // The window that holds the most highlights, starting a little before
+    // one. Highlights are sorted and do not overlap, so a window's first
+    // and last highlight only move forward: one pass with two cursors, over
+    // the highlights' character positions counted in one pass too.
     let context = max_chars / 6;
     let byte_at = |char_index: usize| {
         line.char_indices()
             .nth(char_index)
             .map_or(line.len(), |(i, _)| i)
     };
-    let char_of = |byte: usize| line[..byte].chars().count();
+    let mut in_chars: Vec<(usize, usize)> = Vec::with_capacity(highlights.len());
+    let (mut byte, mut char_count) = (0, 0);
+    for h in &highlights {
+        char_count += line[byte..h.start].chars().count();
+        let start = char_count;
+        char_count += line[h.start..h.end].chars().count();
+        byte = h.end;
+        in_chars.push((start, char_count));
+    }
     let mut start_char = 0;
     let mut best_count = 0;
-    for h in &highlights {
-        let s = char_of(h.start).saturating_sub(context);
-        let s = s.min(chars - max_chars);
-        let end = byte_at(s + max_chars);
-        let begin = byte_at(s);
-        let count = highlights
-            .iter()
-            .filter(|r| r.start >= begin && r.end <= end)
-            .count();
+    let (mut first, mut last) = (0, 0);
+    for &(h_start, _) in &in_chars {
+        let s = h_start.saturating_sub(context).min(chars - max_chars);
+        while first < in_chars.len() && in_chars[first].0 < s {
+            first += 1;
+        }
+        while last < in_chars.len() && in_chars[last].1 <= s + max_chars {
+            last += 1;
+        }
+        let count = last.saturating_sub(first);
         if count > best_count {
             best_count = count;
             start_char = s;

@@ -99,6 +99,9 @@ pub enum Action {
     HighlighterReady,
     /// The probe worker's findings, or why it could not probe.
     Probed(Result<Arc<crate::probe::Findings>, String>),
+    /// The highlighter worker has coloured every code block of the document
+    /// with this path (see `Effect::Highlight`): render it again.
+    Highlighted(String),
 }
 
 /// The actions a user can bind to keys, with their names in `config.toml`.
@@ -152,6 +155,7 @@ impl Action {
             self,
             Action::Resize(..)
                 | Action::HighlighterReady
+                | Action::Highlighted(_)
                 | Action::Report(..)
                 | Action::SearchResults { .. }
                 | Action::IndexProgress { .. }

@@ -55,6 +55,9 @@ pub enum Effect {
     Query { generation: u64, text: String },
     /// Run the probes on a worker thread; they answer with `Action::Probed`.
     Probe,
+    /// Ask the highlighter worker to colour the code blocks a render left
+    /// plain; it answers with `Action::Highlighted`.
+    Highlight(Arc<crate::corpus::Document>),
 }
 
 impl PartialEq for Effect {
@@ -77,6 +80,7 @@ impl PartialEq for Effect {
                 },
             ) => a == b && x == y,
             (Effect::Probe, Effect::Probe) => true,
+            (Effect::Highlight(a), Effect::Highlight(b)) => a.path == b.path,
             _ => false,
         }
     }
@@ -133,6 +137,8 @@ pub struct App {
     pub log: LogView,
     /// Syntax highlighting has loaded: code is rendered in colour.
     pub highlighter_ready: bool,
+    /// Documents sent to the highlighter worker and not back yet, by path.
+    pub highlighting: std::collections::HashSet<String>,
     /// Building the search index: files done out of the total.
     pub index_progress: Option<(usize, usize)>,
     pub renders: RenderCache,
@@ -177,6 +183,7 @@ impl App {
             },
             log: LogView::default(),
             highlighter_ready: false,
+            highlighting: std::collections::HashSet::new(),
             index_progress: None,
             renders: RenderCache::default(),
             warnings: init.warnings,
@@ -254,6 +261,19 @@ impl App {
         }
     }
 
+    /// After rendering `doc` with `Highlighter::interactive`: if blocks were
+    /// left plain (too much code to colour without a pause), has the worker
+    /// colour them, once.
+    pub(super) fn highlight_later(&mut self, doc: &Arc<crate::corpus::Document>) {
+        if self.highlighter_ready
+            && !self.highlighting.contains(&doc.path)
+            && crate::markdown::Highlighter::interactive().leaves_plain(doc, &self.theme)
+        {
+            self.highlighting.insert(doc.path.clone());
+            self.effects.push(Effect::Highlight(Arc::clone(doc)));
+        }
+    }
+
     pub fn set_status(&mut self, level: Level, text: impl Into<String>) {
         let text = sanitize(&text.into()).replace('\n', " ");
         if matches!(level, Level::Warning | Level::Error) {
@@ -293,6 +313,17 @@ impl App {
                 if self.theme.has_color() && !self.highlighter_ready {
                     self.highlighter_ready = true;
                     self.rerender_reader();
+                    self.refresh_outcome();
+                }
+                return;
+            }
+            Action::Highlighted(path) => {
+                self.highlighting.remove(&path);
+                self.renders.forget(&path);
+                if self.page_path() == Some(path.as_str()) {
+                    self.rerender_reader();
+                }
+                if self.outcome_path() == Some(path.as_str()) {
                     self.refresh_outcome();
                 }
                 return;

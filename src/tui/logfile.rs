@@ -8,7 +8,7 @@
 //! nothing in the file is an escape sequence and no message can forge a
 //! record of its own.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -75,10 +75,8 @@ pub fn install(state_dir: &Path) -> Result<PathBuf, String> {
     if fs::metadata(&path).is_ok_and(|m| m.len() > ROTATE_BYTES) {
         let _ = fs::rename(&path, state_dir.join("lore.log.old"));
     }
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
+    // Not through a FIFO or a device put in its place (the open would block).
+    let file = crate::datafile::open_append(&path)
         .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
     let level = std::env::var(ENV_LOG)
         .ok()

@@ -39,7 +39,7 @@ use ratatui::crossterm::event::{self, Event as TermEvent, KeyEventKind, MouseEve
 use ratatui::layout::Size;
 
 use crate::config::Settings;
-use crate::corpus::Corpus;
+use crate::corpus::{Corpus, Document};
 use crate::decide::{self, SessionStore};
 use crate::diagnostic::Diagnostic;
 use crate::markdown::Highlighter;
@@ -81,10 +81,13 @@ pub fn run_probing(settings: &Settings, probing: ProbeOptions) -> Result<(), Tui
     if !io::stdout().is_terminal() {
         return Err(TuiError::NotATerminal);
     }
-    let (app, mut services) = prepare(settings)?;
+    // The log first, then the panic hook, then everything else: whatever
+    // start-up reads (saved walks, trees, config) cannot panic past the hook.
+    let mut warnings = settings.warnings.clone();
+    let log_path = install_log(settings, &mut warnings);
+    terminal::install_panic_hook(log_path.clone());
+    let (app, mut services) = prepare(settings, warnings, log_path)?;
     services.probing = probing;
-    let log_path = app.log_path.clone();
-    terminal::install_panic_hook(log_path);
     terminal::restore_on_signals()?;
     let mut tui = terminal::enter()?;
     let result = event_loop(&mut tui, app, &services);
@@ -106,19 +109,24 @@ struct Services {
     vocabulary: crate::search::vocabulary::Vocabulary,
 }
 
+/// Starts logging to `lore.log` in the state folder; its path, if it could.
+fn install_log(settings: &Settings, warnings: &mut Vec<Diagnostic>) -> Option<PathBuf> {
+    let dir = settings.paths.state_dir.as_deref()?;
+    match logfile::install(dir) {
+        Ok(path) => Some(path),
+        Err(message) => {
+            warnings.push(Diagnostic::warning("log", None, message));
+            None
+        }
+    }
+}
+
 /// The part of start-up that may fail or print, done before raw mode.
-fn prepare(settings: &Settings) -> Result<(App, Services), TuiError> {
-    let mut warnings = settings.warnings.clone();
-    let log_path: Option<PathBuf> = match settings.paths.state_dir.as_deref() {
-        Some(dir) => match logfile::install(dir) {
-            Ok(path) => Some(path),
-            Err(message) => {
-                warnings.push(Diagnostic::warning("log", None, message));
-                None
-            }
-        },
-        None => None,
-    };
+fn prepare(
+    settings: &Settings,
+    mut warnings: Vec<Diagnostic>,
+    log_path: Option<PathBuf>,
+) -> Result<(App, Services), TuiError> {
     log::info!("lore {} starting", env!("CARGO_PKG_VERSION"));
     let corpus = Arc::new(Corpus::load(&settings.knowledge));
     warnings.extend(corpus.warnings.iter().cloned());
@@ -133,27 +141,27 @@ fn prepare(settings: &Settings) -> Result<(App, Services), TuiError> {
             .into_iter()
             .map(|w| Diagnostic::warning(&config_name, None, w.to_string())),
     );
-    let loaded = decide::load(&settings.trees, &corpus);
+    // Each tree's `[[tests]]` run when it is first opened, not here.
+    let loaded = decide::load_with(&settings.trees, &corpus, decide::RunTests::Later);
     warnings.extend(loaded.diagnostics);
     let store = SessionStore::from_paths(&settings.paths);
     let mut sessions = Vec::new();
     if let Some(store) = &store {
         for tree in &loaded.trees {
             match store.resume(tree) {
-                Ok(Some(resumed)) if !resumed.session.path().is_empty() => {
-                    if resumed.dropped > 0 {
+                Ok(Some(resumed)) => {
+                    if let Some(note) = resumed.dropped_note() {
                         warnings.push(Diagnostic::warning(
                             store.sessions_dir().display().to_string(),
                             None,
-                            format!(
-                                "saved `{}` walk: {} answer(s) no longer fit the tree and were dropped",
-                                tree.id, resumed.dropped
-                            ),
+                            format!("saved `{}` walk: {note}", tree.id),
                         ));
                     }
-                    sessions.push(resumed.session);
+                    if !resumed.session.path().is_empty() {
+                        sessions.push(resumed.session);
+                    }
                 }
-                Ok(_) => {}
+                Ok(None) => {}
                 Err(err) => warnings.push(Diagnostic::warning(
                     store.sessions_dir().display().to_string(),
                     None,
@@ -220,9 +228,16 @@ const PREPARE_BLOCKS: usize = 1000;
 
 /// Loads the syntax definitions off the input path; until they are in, code
 /// is drawn plain, and the reader re-renders in colour when they arrive.
-/// Then highlights documents' code blocks ahead of time, so opening one later
-/// only lays it out.
-fn spawn_highlighter(events: Sender<Event>, corpus: Arc<Corpus>, theme: Theme) {
+/// Then colours what the reader asks for (the blocks a render left plain,
+/// `Effect::Highlight`), and in between highlights documents' code blocks
+/// ahead of time, so opening one later only lays it out. The returned
+/// channel takes the reader's requests.
+fn spawn_highlighter(
+    events: Sender<Event>,
+    corpus: Arc<Corpus>,
+    theme: Theme,
+) -> Option<Sender<Arc<Document>>> {
+    let (requests, asked) = mpsc::channel::<Arc<Document>>();
     let spawned = thread::Builder::new()
         .name("highlighter".into())
         .spawn(move || {
@@ -236,8 +251,21 @@ fn spawn_highlighter(events: Sender<Event>, corpus: Arc<Corpus>, theme: Theme) {
                 return;
             }
             let highlighter = Highlighter::global();
+            let colour = |doc: Arc<Document>| {
+                let started = std::time::Instant::now();
+                highlighter.prepare(&doc, &theme);
+                log::debug!("highlighted {} in {:?}", doc.path, started.elapsed());
+                events
+                    .send(Event::Action(Action::Highlighted(doc.path.clone())))
+                    .is_ok()
+            };
             let mut blocks = 0;
             for doc in &corpus.documents {
+                while let Ok(doc) = asked.try_recv() {
+                    if !colour(doc) {
+                        return;
+                    }
+                }
                 if blocks + doc.code_blocks.len() > PREPARE_BLOCKS {
                     break;
                 }
@@ -248,9 +276,18 @@ fn spawn_highlighter(events: Sender<Event>, corpus: Arc<Corpus>, theme: Theme) {
                 "{blocks} code blocks highlighted ahead in {:?}",
                 started.elapsed()
             );
+            while let Ok(doc) = asked.recv() {
+                if !colour(doc) {
+                    return;
+                }
+            }
         });
-    if let Err(err) = spawned {
-        log::error!("cannot start the highlighter thread: {err}");
+    match spawned {
+        Ok(_) => Some(requests),
+        Err(err) => {
+            log::error!("cannot start the highlighter thread: {err}");
+            None
+        }
     }
 }
 
@@ -258,9 +295,11 @@ fn event_loop(tui: &mut terminal::Tui, mut app: App, services: &Services) -> Res
     let (tx, rx): (Sender<Event>, Receiver<Event>) = mpsc::channel();
     let probe_events = tx.clone();
     spawn_input(tx.clone())?;
-    if app.theme.has_color() {
-        spawn_highlighter(tx.clone(), Arc::clone(&app.corpus), app.theme.clone());
-    }
+    let highlighter = if app.theme.has_color() {
+        spawn_highlighter(tx.clone(), Arc::clone(&app.corpus), app.theme.clone())
+    } else {
+        None
+    };
     let queries = match search_worker::spawn(
         Arc::clone(&app.corpus),
         services.vocabulary.clone(),
@@ -278,14 +317,12 @@ fn event_loop(tui: &mut terminal::Tui, mut app: App, services: &Services) -> Res
     let inside_tmux = std::env::var_os("TMUX").is_some_and(|v| !v.is_empty());
     loop {
         // Effects first: their reports change what the frame shows.
-        carry_out(
-            tui,
-            &mut app,
-            services,
-            queries.as_ref(),
-            &probe_events,
-            inside_tmux,
-        )?;
+        let workers = Workers {
+            queries: queries.as_ref(),
+            highlighter: highlighter.as_ref(),
+            events: &probe_events,
+        };
+        carry_out(tui, &mut app, services, &workers, inside_tmux)?;
         tui.draw(|frame| views::draw(frame, &app))?;
         // Fault injection for the test that the panic hook restores the
         // terminal; debug builds only, so a release binary has no such switch.
@@ -340,13 +377,20 @@ fn translate(app: &App, event: TermEvent) -> Option<Action> {
     }
 }
 
+/// Where effects for the worker threads go (`None`: that worker is not there).
+struct Workers<'a> {
+    queries: Option<&'a Sender<search_worker::Query>>,
+    highlighter: Option<&'a Sender<Arc<Document>>>,
+    /// Where the probe worker reports.
+    events: &'a Sender<Event>,
+}
+
 /// Does what `update` asked for, and reports back through `update`.
 fn carry_out(
     tui: &mut terminal::Tui,
     app: &mut App,
     services: &Services,
-    queries: Option<&Sender<search_worker::Query>>,
-    events: &Sender<Event>,
+    workers: &Workers<'_>,
     inside_tmux: bool,
 ) -> io::Result<()> {
     // Reports are applied after the loop: applying one may queue more effects.
@@ -362,9 +406,14 @@ fn carry_out(
                 Err(message) => reports.push((Level::Error, format!("not copied: {message}"))),
             },
             Effect::Mouse(on) => terminal::set_mouse(on)?,
-            Effect::Probe => probe_worker::spawn(services.probing.clone(), events.clone()),
+            Effect::Probe => probe_worker::spawn(services.probing.clone(), workers.events.clone()),
+            Effect::Highlight(doc) => {
+                if let Some(highlighter) = workers.highlighter {
+                    let _ = highlighter.send(doc);
+                }
+            }
             Effect::Query { generation, text } => {
-                if let Some(queries) = queries {
+                if let Some(queries) = workers.queries {
                     // A closed channel means the worker stopped; it has
                     // already reported why.
                     let _ = queries.send(search_worker::Query { generation, text });

@@ -118,16 +118,28 @@ impl App {
     }
 
     /// Renders a document for the reader's current width, through the cache.
-    pub(super) fn render_for_reader(&mut self, doc: &crate::corpus::Document) -> Arc<Rendered> {
+    /// Code is coloured only as far as it takes no noticeable time; the rest
+    /// is plain until the highlighter worker is done with it.
+    pub(super) fn render_for_reader(
+        &mut self,
+        doc: &Arc<crate::corpus::Document>,
+    ) -> Arc<Rendered> {
         let width = self.reader_layout().text.width;
-        let highlighter = self.highlighter_ready.then(Highlighter::global);
+        let highlighter = self.highlighter_ready.then(Highlighter::interactive);
         let options = RenderOptions {
             width,
             theme: &self.theme,
             highlighter,
             wrap_code: true,
         };
-        self.renders.get_or_render(doc, &options)
+        let rendered = self.renders.get_or_render(doc, &options);
+        self.highlight_later(doc);
+        rendered
+    }
+
+    /// The path of the document in the reader.
+    pub(super) fn page_path(&self) -> Option<&str> {
+        self.reader.page.as_ref().map(|p| p.doc.path.as_str())
     }
 
     /// Opens `path` in the reader at `at`, highlighting `terms`. Reports (and

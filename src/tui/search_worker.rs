@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::corpus::Corpus;
 use crate::search::vocabulary::Vocabulary;
-use crate::search::{OpenOptions, Progress, SearchIndex, query};
+use crate::search::{IndexReport, OpenOptions, Progress, SearchIndex, query};
 
 use super::Event;
 use super::action::Action;
@@ -65,38 +65,53 @@ fn run(
         progress: Some(&mut progress),
         ..OpenOptions::default()
     };
-    let index = match SearchIndex::open_with(corpus, cache_dir.as_deref(), options) {
-        Ok((index, report)) => {
-            log::info!(
-                "search index: {} sections of {} documents, {} in {:?}",
-                report.sections,
-                report.documents,
-                if report.rebuilt { "built" } else { "opened" },
-                started.elapsed()
-            );
-            let ready = Action::IndexReady {
-                sections: report.sections,
-                rebuilt: report.rebuilt,
-                warnings: report.warnings,
-            };
-            if events.send(Event::Action(ready)).is_err() {
+    let (mut index, mut location) =
+        match SearchIndex::open_with(corpus, cache_dir.as_deref(), options) {
+            Ok((index, report)) => {
+                log::info!(
+                    "search index: {} sections of {} documents, {} in {:?}",
+                    report.sections,
+                    report.documents,
+                    if report.rebuilt { "built" } else { "opened" },
+                    started.elapsed()
+                );
+                let location = report.location.clone();
+                if events.send(Event::Action(ready(report))).is_err() {
+                    return;
+                }
+                (index, location)
+            }
+            Err(err) => {
+                log::error!("search index unavailable: {err}");
+                let _ = events.send(Event::Action(Action::IndexFailed(err.to_string())));
                 return;
             }
-            index
-        }
-        Err(err) => {
-            log::error!("search index unavailable: {err}");
-            let _ = events.send(Event::Action(Action::IndexFailed(err.to_string())));
-            return;
-        }
-    };
+        };
     while let Ok(mut query) = queries.recv() {
         while let Ok(newer) = queries.try_recv() {
             query = newer;
         }
         let mut parsed = query::parse(&query.text);
         vocabulary.expand(&mut parsed);
-        let hits = index.query_parsed(&parsed, HIT_LIMIT);
+        let mut hits = index.query_parsed(&parsed, HIT_LIMIT);
+        // A query that panicked inside the index (damage no check caught):
+        // rebuild, answer from the new index, then say what happened.
+        let mut rebuilt = None;
+        if index.damage().is_some() {
+            match index.rebuild_damaged(corpus, cache_dir.as_deref(), location.as_deref()) {
+                Ok((fresh, report)) => {
+                    index = fresh;
+                    location = report.location.clone();
+                    hits = index.query_parsed(&parsed, HIT_LIMIT);
+                    rebuilt = Some(report);
+                }
+                Err(err) => {
+                    log::error!("search index unavailable: {err}");
+                    let _ = events.send(Event::Action(Action::IndexFailed(err.to_string())));
+                    return;
+                }
+            }
+        }
         let answer = Action::SearchResults {
             generation: query.generation,
             hits: Arc::new(hits),
@@ -105,5 +120,18 @@ fn run(
         if events.send(Event::Action(answer)).is_err() {
             return;
         }
+        if let Some(report) = rebuilt
+            && events.send(Event::Action(ready(report))).is_err()
+        {
+            return;
+        }
+    }
+}
+
+fn ready(report: IndexReport) -> Action {
+    Action::IndexReady {
+        sections: report.sections,
+        rebuilt: report.rebuilt,
+        warnings: report.warnings,
     }
 }

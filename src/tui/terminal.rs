@@ -106,17 +106,18 @@ pub fn restore() {
 /// on a restored terminal.
 pub fn install_panic_hook(log_path: Option<PathBuf>) {
     std::panic::set_hook(Box::new(move |info| {
+        // A panic the code expects (damaged data, see `panics`) is caught
+        // and recovered from: the UI goes on.
+        if crate::panics::is_catching() {
+            log::error!("caught: {}", crate::panics::message(info.payload()));
+            return;
+        }
         restore();
         let location = info
             .location()
             .map(|l| format!(" at {}:{}", l.file(), l.line()))
             .unwrap_or_default();
-        let message = info
-            .payload()
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| info.payload().downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".to_string());
+        let message = crate::panics::message(info.payload());
         let thread = std::thread::current();
         let thread = thread.name().unwrap_or("unnamed");
         log::error!("panic in thread {thread}{location}: {message}");

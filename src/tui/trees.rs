@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use crate::corpus::Document;
 use crate::decide::probes::Settled;
-use crate::decide::{AnswerSource, DecisionTree, Outcome, Session, Step};
+use crate::decide::{self, AnswerSource, DecisionTree, Outcome, Session, Step};
 use crate::markdown::{Highlighter, RenderOptions, render};
 use crate::probe::Findings;
 use crate::sources::{Origin, SourceFile};
@@ -36,6 +36,9 @@ pub struct Trees {
     pub can_save: bool,
     /// The probe worker is running.
     pub probing: bool,
+    /// Trees whose `[[tests]]` have been run (they are run when a tree is
+    /// first opened, not at start-up): whether they passed.
+    pub tested: HashMap<String, bool>,
 }
 
 #[derive(Debug)]
@@ -104,6 +107,9 @@ impl App {
         let Some(tree) = self.trees.list.get(self.trees.cursor.selected).cloned() else {
             return;
         };
+        if !self.passes_its_tests(&tree) {
+            return;
+        }
         let id = tree.id.clone();
         let kept = self.trees.sessions.remove(&id);
         let session = match kept {
@@ -132,6 +138,35 @@ impl App {
         });
         self.screen = Screen::Walk;
         self.refresh_outcome();
+    }
+
+    /// Runs the tree's `[[tests]]` the first time it is opened; a tree that
+    /// fails them is not walked (as `lore decide` and `lore check` refuse
+    /// it), and the log says why.
+    fn passes_its_tests(&mut self, tree: &DecisionTree) -> bool {
+        let passed = match self.trees.tested.get(&tree.id) {
+            Some(&passed) => passed,
+            None => {
+                let problems = decide::check_tests(tree);
+                let passed = !problems.iter().any(|d| d.is_error());
+                for problem in &problems {
+                    log::warn!("{problem}");
+                }
+                self.warnings.extend(problems);
+                self.trees.tested.insert(tree.id.clone(), passed);
+                passed
+            }
+        };
+        if !passed {
+            self.set_status(
+                Level::Error,
+                format!(
+                    "tree `{}` fails its own [[tests]] and cannot be walked (see the log: w)",
+                    tree.id
+                ),
+            );
+        }
+        passed
     }
 
     pub(super) fn update_walk(&mut self, action: Action) {
@@ -300,7 +335,7 @@ impl App {
     pub(super) fn refresh_outcome(&mut self) {
         let width = layout::outcome(layout::body(self.size)).width;
         let height = self.outcome_height();
-        let highlighter = self.highlighter_ready.then(Highlighter::global);
+        let highlighter = self.highlighter_ready.then(Highlighter::interactive);
         let theme = &self.theme;
         let Some(walk) = self.trees.walk.as_mut() else {
             return;
@@ -321,8 +356,15 @@ impl App {
         ));
         match walk.outcome.as_mut() {
             Some(page) if page.doc.text == doc.text => page.rerendered(rendered, height),
-            _ => walk.outcome = Some(Page::new(doc, rendered)),
+            _ => walk.outcome = Some(Page::new(Arc::clone(&doc), rendered)),
         }
+        self.highlight_later(&doc);
+    }
+
+    /// The path of the outcome page on screen, if any.
+    pub(super) fn outcome_path(&self) -> Option<&str> {
+        let walk = self.trees.walk.as_ref()?;
+        walk.outcome.as_ref().map(|p| p.doc.path.as_str())
     }
 
     fn update_outcome(&mut self, action: Action) {

@@ -1,0 +1,167 @@
+//! Reading the small files lore keeps in its own folders: `config.toml`,
+//! saved walks, the search cache's records. Anyone who can write to those
+//! folders can put something else there, so a read opens the path once, asks
+//! the opened file (not the path) what it is, and reads at most a size
+//! limit:
+//!
+//! - only a regular file is read: a FIFO would block the open or the read
+//!   forever, and a device such as `/dev/zero` never ends (the open does
+//!   not block, so the check after it is reached);
+//! - a regular file over the limit is refused rather than read into memory.
+//!
+//! A missing file is `io::ErrorKind::NotFound` as usual, so callers keep
+//! treating it as "nothing saved". Files lore writes in place (the log, the
+//! search cache's lock) are opened under the same rules.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+/// Reads `path` if it is a regular file of at most `limit` bytes.
+pub fn read(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    let file = open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("not a regular file but {}", kind(&meta)),
+        ));
+    }
+    if meta.len() > limit {
+        return Err(too_big(limit));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    // The size may have grown since the stat: never read past the limit.
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_big(limit));
+    }
+    Ok(bytes)
+}
+
+/// [`read`], as UTF-8 text.
+pub fn read_to_string(path: &Path, limit: u64) -> io::Result<String> {
+    String::from_utf8(read(path, limit)?)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text"))
+}
+
+/// Opens (creating it if needed) a lock file to take a lock on: like a read,
+/// it must not block on a FIFO put there, and must be a regular file.
+pub fn open_lock(path: &Path) -> io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    open_regular(path, options)
+}
+
+/// Opens (creating it if needed) a file to append to, such as the log, under
+/// the same rules.
+pub fn open_append(path: &Path) -> io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).append(true);
+    open_regular(path, options)
+}
+
+fn open_regular(path: &Path, mut options: std::fs::OpenOptions) -> io::Result<File> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
+        options.custom_flags(flags.bits() as i32);
+    }
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("not a regular file but {}", kind(&meta)),
+        ));
+    }
+    Ok(file)
+}
+
+/// Opens for reading without blocking: opening a FIFO that has no writer
+/// otherwise waits for one.
+#[cfg(unix)]
+fn open(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags.bits() as i32)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open(path: &Path) -> io::Result<File> {
+    File::open(path)
+}
+
+fn too_big(limit: u64) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("larger than {limit} bytes, not read"),
+    )
+}
+
+/// What a file that is not a regular file is, in words.
+fn kind(meta: &std::fs::Metadata) -> &'static str {
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        return "a folder";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a named pipe (FIFO)";
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    "not a file"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regular_files_within_the_limit_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.json");
+        std::fs::write(&path, "{}").unwrap();
+        assert_eq!(read(&path, 2).unwrap(), b"{}");
+        let err = read(&path, 1).unwrap_err();
+        assert_eq!(err.to_string(), "larger than 1 bytes, not read");
+        let missing = read(&dir.path().join("none"), 10).unwrap_err();
+        assert_eq!(missing.kind(), io::ErrorKind::NotFound);
+        let folder = read(dir.path(), 10).unwrap_err();
+        assert_eq!(folder.to_string(), "not a regular file but a folder");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn fifos_and_devices_are_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo.json");
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+        )
+        .unwrap();
+        let err = read(&fifo, 1 << 20).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "not a regular file but a named pipe (FIFO)"
+        );
+        let zero = dir.path().join("zero.json");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        let err = read(&zero, 1 << 20).unwrap_err();
+        assert_eq!(err.to_string(), "not a regular file but a device");
+    }
+}
