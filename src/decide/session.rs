@@ -91,6 +91,7 @@ impl<'t> Session<&'t DecisionTree> {
         Session {
             tree,
             log: Vec::new(),
+            sources: Vec::new(),
         }
     }
 }
