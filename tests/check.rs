@@ -73,6 +73,78 @@ fn knowledge_file_without_drop_is_a_warning() {
     );
 }
 
+/// A folder of plain notes uses neither drops nor an index: well-formed
+/// notes get no warnings, alone or on top of the built-in knowledge (whose
+/// drops and INDEX.md are conventions of that root only).
+#[test]
+fn plain_notes_get_no_warnings() {
+    let (code, out) = check_dir(&fixture("check/plain-notes"));
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(out, "checked 2 files: 0 errors, 0 warnings\n");
+    let home = home();
+    let out = lore(&home)
+        .args(["check", "--knowledge"])
+        .arg(fixture("check/plain-notes"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.ends_with(" 0 errors, 0 warnings\n"), "{stdout}");
+}
+
+/// A root without drops yet can still ask for one per file.
+#[test]
+fn index_front_matter_opts_a_root_into_drops() {
+    let (code, out) = check_dir(&fixture("check/drops-required"));
+    assert_eq!(code, 0, "{out}");
+    assert_line(
+        &out,
+        "first.md:1: warning: no KNOWLEDGE DROP describes this file (add one under drops/, or `drop: none` front matter if no expansion created it)",
+    );
+}
+
+/// An overlay's INDEX.md lists the overlay's files, not the built-in ones;
+/// the built-in INDEX.md does not list the overlay's.
+#[test]
+fn each_index_governs_its_own_root() {
+    let home = home();
+    let out = lore(&home)
+        .args(["check", "--knowledge"])
+        .arg(fixture("check/overlay-index"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert_line(
+        &stdout,
+        "INDEX.md: warning: `stray.md` is not listed in the index",
+    );
+    assert!(
+        stdout.ends_with(" 0 errors, 1 warning\n"),
+        "only the overlay's own unlisted file: {stdout}"
+    );
+}
+
+#[test]
+fn invalid_front_matter_is_reported_with_file_and_line() {
+    let (code, out) = check_dir(&fixture("check/front-matter"));
+    assert_eq!(code, 0, "warnings only: {out}");
+    let line = |prefix: &str| {
+        out.lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no line starting {prefix:?} in:\n{out}"))
+            .to_string()
+    };
+    assert!(line("bad-toml.md:3: warning: front matter is not valid TOML").len() > 40);
+    assert!(line("bad-yaml.md:3: warning: front matter is not valid YAML").len() > 40);
+    assert_line(
+        &out,
+        "unclosed.md:1: warning: front matter opened with `---` is never closed: the file is read as Markdown without it",
+    );
+    assert!(!out.contains("fine.md"), "{out}");
+    assert!(out.ends_with("checked 4 files: 0 errors, 3 warnings\n"), "{out}");
+}
+
 #[test]
 fn index_mismatches_are_warnings() {
     let (code, out) = check_dir(&fixture("check/index"));
