@@ -5,8 +5,8 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use crate::corpus::{Corpus, Document, Kind, LinkTarget};
-use crate::sources::Origin;
 use crate::diagnostic::{self, Diagnostic};
+use crate::sources::Origin;
 use crate::text::{needs_escape, sanitize};
 
 /// Front matter that marks a knowledge file no expansion created (it predates

@@ -142,7 +142,10 @@ fn invalid_front_matter_is_reported_with_file_and_line() {
         "unclosed.md:1: warning: front matter opened with `---` is never closed: the file is read as Markdown without it",
     );
     assert!(!out.contains("fine.md"), "{out}");
-    assert!(out.ends_with("checked 4 files: 0 errors, 3 warnings\n"), "{out}");
+    assert!(
+        out.ends_with("checked 4 files: 0 errors, 3 warnings\n"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -331,4 +334,33 @@ fn hidden_characters_are_warned_about_line_by_line() {
     // Tabs and CRLF line ends are not hidden characters.
     assert!(!out.contains("a.md:6:"), "{out}");
     assert!(out.contains("2 warnings"), "{out}");
+}
+
+/// `a-shortcut -> notes` sorts before `notes`, yet `notes/doc.md` keeps its
+/// real path (links to it work) and the shortcut is the one reported.
+#[cfg(unix)]
+#[test]
+fn a_folder_symlink_never_steals_the_real_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir(root.join("notes")).unwrap();
+    std::fs::write(root.join("notes/doc.md"), "# Doc\n\n## Part\n").unwrap();
+    std::fs::write(
+        root.join("readme.md"),
+        "# Read me\n\nSee [doc](notes/doc.md#part).\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("notes", root.join("a-shortcut")).unwrap();
+    let (code, out) = check_dir(root);
+    assert_eq!(code, 0, "{out}");
+    let warnings: Vec<&str> = out.lines().filter(|l| l.contains(": warning: ")).collect();
+    assert_eq!(warnings.len(), 1, "{out}");
+    assert!(
+        warnings[0].contains("a-shortcut") && warnings[0].contains("duplicate"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("checked 2 files: 0 errors, 1 warning\n"),
+        "{out}"
+    );
 }

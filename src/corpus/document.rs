@@ -311,7 +311,9 @@ fn split_front_matter(text: &str) -> FrontMatter {
             && !key.starts_with([' ', '\t', '#', '-'])
         {
             let value = value.trim().trim_matches('"').trim_matches('\'');
-            found.pairs.push((key.trim().to_string(), value.to_string()));
+            found
+                .pairs
+                .push((key.trim().to_string(), value.to_string()));
         }
     }
     // An opening fence with no closing one is not front matter; it may be
@@ -319,7 +321,9 @@ fn split_front_matter(text: &str) -> FrontMatter {
     found.pairs.clear();
     found.error = Some((
         1,
-        format!("front matter opened with `{fence}` is never closed: the file is read as Markdown without it"),
+        format!(
+            "front matter opened with `{fence}` is never closed: the file is read as Markdown without it"
+        ),
     ));
     found
 }
@@ -332,9 +336,9 @@ fn front_matter_error(fence: &str, block: &str) -> Option<(usize, String)> {
     }
     if fence == "+++" {
         let err = block.parse::<toml::Table>().err()?;
-        let line = err
-            .span()
-            .map_or(1, |span| block[..span.start.min(block.len())].matches('\n').count() + 1);
+        let line = err.span().map_or(1, |span| {
+            block[..span.start.min(block.len())].matches('\n').count() + 1
+        });
         let message = err.message().trim().to_string();
         return Some((line, format!("front matter is not valid TOML: {message}")));
     }
@@ -676,9 +680,15 @@ mod tests {
         assert_eq!(error("---\n---\n# T\n"), None);
         let (line, message) = error("+++\ntitle = \"ok\"\ndrop = none\n+++\n# T\n").unwrap();
         assert_eq!(line, 3, "{message}");
-        assert!(message.starts_with("front matter is not valid TOML"), "{message}");
+        assert!(
+            message.starts_with("front matter is not valid TOML"),
+            "{message}"
+        );
         let (line, message) = error("---\ntitle: ok\ntags: [a, b\n---\n# T\n").unwrap();
-        assert!(message.starts_with("front matter is not valid YAML"), "{message}");
+        assert!(
+            message.starts_with("front matter is not valid YAML"),
+            "{message}"
+        );
         assert!((3..=4).contains(&line), "line {line}: {message}");
         let (line, message) = error("---\ntitle: ok\n  bad: indent: here\n---\n").unwrap();
         assert_eq!(line, 3, "{message}");

@@ -140,7 +140,10 @@ mod tests {
             while started.elapsed() < Duration::from_secs(4) && loads < 4_000 {
                 let (files, _) = sources.collect("md");
                 loads += 1;
-                if files.iter().any(|f| f.text.contains("outside the knowledge")) {
+                if files
+                    .iter()
+                    .any(|f| f.text.contains("outside the knowledge"))
+                {
                     leaked += 1;
                     break;
                 }

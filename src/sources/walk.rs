@@ -419,9 +419,10 @@ impl Walk<'_> {
     /// files keep their first path. Reported, but nothing a snapshot
     /// cannot vouch for.
     fn duplicate(&mut self, link: &Path, canonical: &Path) {
-        let message = if link.parent().is_some_and(|p| {
-            fs::canonicalize(p).is_ok_and(|p| p.starts_with(canonical))
-        }) {
+        let message = if link
+            .parent()
+            .is_some_and(|p| fs::canonicalize(p).is_ok_and(|p| p.starts_with(canonical)))
+        {
             "symlink loop: links back to a folder that holds it, skipped".to_string()
         } else {
             format!(
