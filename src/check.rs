@@ -2,26 +2,78 @@
 //! rules read the loaded corpus only; they never touch the file system.
 
 use std::collections::{HashMap, HashSet};
+use std::path::Path;
 
 use crate::corpus::{Corpus, Document, Kind, LinkTarget};
 use crate::diagnostic::{self, Diagnostic};
+use crate::sources::Origin;
 use crate::text::{describe, needs_escape, sanitize};
 
 /// Front matter that marks a knowledge file no expansion created (it predates
 /// the expansion plans), so it needs no drop: `drop: none`.
 pub const NO_DROP_KEY: &str = "drop";
 
+/// Front matter of a knowledge root's top-level `INDEX.md` that asks for a
+/// drop for every file even before the root has one: `drops: required`.
+pub const DROPS_KEY: &str = "drops";
+
+/// The knowledge root a document was read from: `None` for the built-in
+/// one, else the overlay folder as given.
+fn root_of(doc: &Document) -> Option<&Path> {
+    match &doc.origin {
+        Origin::Builtin => None,
+        Origin::Overlay { root, .. } => Some(root),
+    }
+}
+
+/// The conventions each knowledge root follows. Drops and the index are
+/// habits of a root that uses them (the built-in knowledge does); a folder
+/// of plain notes, or a public doc set, has neither and must not get a
+/// warning per file for it.
+#[derive(Default)]
+struct Conventions<'c> {
+    /// Roots holding at least one drop, or whose `INDEX.md` says
+    /// `drops: required`.
+    with_drops: HashSet<Option<&'c Path>>,
+}
+
+impl<'c> Conventions<'c> {
+    fn of(corpus: &'c Corpus) -> Conventions<'c> {
+        let mut conventions = Conventions::default();
+        for doc in &corpus.documents {
+            let opted_in = doc.kind == Kind::Index
+                && !doc.path.contains('/')
+                && doc.meta(DROPS_KEY) == Some("required");
+            if doc.kind == Kind::Drop || opted_in {
+                conventions.with_drops.insert(root_of(doc));
+            }
+        }
+        conventions
+    }
+
+    fn needs_drop(&self, doc: &Document) -> bool {
+        self.with_drops.contains(&root_of(doc))
+    }
+}
+
 /// All diagnostics for a corpus, loading warnings included, sorted by file/line.
 pub fn check_corpus(corpus: &Corpus) -> Vec<Diagnostic> {
     let mut out = corpus.warnings.clone();
     let mut anchors = Anchors::default();
+    let conventions = Conventions::of(corpus);
     for doc in &corpus.documents {
         check_links(corpus, doc, &mut anchors, &mut out);
         check_hidden_characters(doc, &mut out);
+        if let Some((line, message)) = &doc.front_matter_error {
+            out.push(Diagnostic::warning(&doc.path, Some(*line), message.clone()));
+        }
         match doc.kind {
             Kind::Drop => check_drop(corpus, doc, &mut out),
             Kind::Knowledge => {
-                if doc.described_by.is_none() && doc.meta(NO_DROP_KEY) != Some("none") {
+                if doc.described_by.is_none()
+                    && doc.meta(NO_DROP_KEY) != Some("none")
+                    && conventions.needs_drop(doc)
+                {
                     out.push(Diagnostic::warning(
                         &doc.path,
                         Some(1),
@@ -164,25 +216,33 @@ fn check_drop(corpus: &Corpus, doc: &Document, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// Each root's `INDEX.md` files list that root's knowledge files: a file of
+/// another root (an overlay beside the built-in knowledge) is not theirs to
+/// list, and a root without an index has nothing to compare.
 fn check_index(corpus: &Corpus, out: &mut Vec<Diagnostic>) {
-    let indexes: Vec<&Document> = corpus
-        .documents
-        .iter()
-        .filter(|d| d.kind == Kind::Index)
-        .collect();
-    let Some(first) = indexes.first() else {
-        return; // A corpus without an index has nothing to compare.
-    };
-    let listed: HashSet<&str> = indexes
-        .iter()
-        .flat_map(|d| d.links.iter())
-        .filter_map(|l| match &l.target {
+    // Per root: its index files (the first is named in warnings) and
+    // everything they link to.
+    let mut roots: HashMap<Option<&Path>, (&Document, HashSet<&str>)> = HashMap::new();
+    for index in corpus.documents.iter().filter(|d| d.kind == Kind::Index) {
+        let (named, listed) = roots
+            .entry(root_of(index))
+            .or_insert_with(|| (index, HashSet::new()));
+        // The root's own top-level INDEX.md is the one to name.
+        if !index.path.contains('/') {
+            *named = index;
+        }
+        listed.extend(index.links.iter().filter_map(|l| match &l.target {
             LinkTarget::Internal { path, .. } => Some(path.as_str()),
             _ => None,
-        })
-        .collect();
+        }));
+    }
     for doc in &corpus.documents {
-        if doc.kind == Kind::Knowledge && !listed.contains(doc.path.as_str()) {
+        if doc.kind != Kind::Knowledge {
+            continue;
+        }
+        if let Some((first, listed)) = roots.get(&root_of(doc))
+            && !listed.contains(doc.path.as_str())
+        {
             out.push(Diagnostic::warning(
                 &first.path,
                 None,

@@ -73,6 +73,81 @@ fn knowledge_file_without_drop_is_a_warning() {
     );
 }
 
+/// A folder of plain notes uses neither drops nor an index: well-formed
+/// notes get no warnings, alone or on top of the built-in knowledge (whose
+/// drops and INDEX.md are conventions of that root only).
+#[test]
+fn plain_notes_get_no_warnings() {
+    let (code, out) = check_dir(&fixture("check/plain-notes"));
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(out, "checked 2 files: 0 errors, 0 warnings\n");
+    let home = home();
+    let out = lore(&home)
+        .args(["check", "--knowledge"])
+        .arg(fixture("check/plain-notes"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.ends_with(" 0 errors, 0 warnings\n"), "{stdout}");
+}
+
+/// A root without drops yet can still ask for one per file.
+#[test]
+fn index_front_matter_opts_a_root_into_drops() {
+    let (code, out) = check_dir(&fixture("check/drops-required"));
+    assert_eq!(code, 0, "{out}");
+    assert_line(
+        &out,
+        "first.md:1: warning: no KNOWLEDGE DROP describes this file (add one under drops/, or `drop: none` front matter if no expansion created it)",
+    );
+}
+
+/// An overlay's INDEX.md lists the overlay's files, not the built-in ones;
+/// the built-in INDEX.md does not list the overlay's.
+#[test]
+fn each_index_governs_its_own_root() {
+    let home = home();
+    let out = lore(&home)
+        .args(["check", "--knowledge"])
+        .arg(fixture("check/overlay-index"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert_line(
+        &stdout,
+        "INDEX.md: warning: `stray.md` is not listed in the index",
+    );
+    assert!(
+        stdout.ends_with(" 0 errors, 1 warning\n"),
+        "only the overlay's own unlisted file: {stdout}"
+    );
+}
+
+#[test]
+fn invalid_front_matter_is_reported_with_file_and_line() {
+    let (code, out) = check_dir(&fixture("check/front-matter"));
+    assert_eq!(code, 0, "warnings only: {out}");
+    let line = |prefix: &str| {
+        out.lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no line starting {prefix:?} in:\n{out}"))
+            .to_string()
+    };
+    assert!(line("bad-toml.md:3: warning: front matter is not valid TOML").len() > 40);
+    assert!(line("bad-yaml.md:3: warning: front matter is not valid YAML").len() > 40);
+    assert_line(
+        &out,
+        "unclosed.md:1: warning: front matter opened with `---` is never closed: the file is read as Markdown without it",
+    );
+    assert!(!out.contains("fine.md"), "{out}");
+    assert!(
+        out.ends_with("checked 4 files: 0 errors, 3 warnings\n"),
+        "{out}"
+    );
+}
+
 #[test]
 fn index_mismatches_are_warnings() {
     let (code, out) = check_dir(&fixture("check/index"));
@@ -259,4 +334,33 @@ fn hidden_characters_are_warned_about_line_by_line() {
     // Tabs and CRLF line ends are not hidden characters.
     assert!(!out.contains("a.md:6:"), "{out}");
     assert!(out.contains("2 warnings"), "{out}");
+}
+
+/// `a-shortcut -> notes` sorts before `notes`, yet `notes/doc.md` keeps its
+/// real path (links to it work) and the shortcut is the one reported.
+#[cfg(unix)]
+#[test]
+fn a_folder_symlink_never_steals_the_real_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir(root.join("notes")).unwrap();
+    std::fs::write(root.join("notes/doc.md"), "# Doc\n\n## Part\n").unwrap();
+    std::fs::write(
+        root.join("readme.md"),
+        "# Read me\n\nSee [doc](notes/doc.md#part).\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("notes", root.join("a-shortcut")).unwrap();
+    let (code, out) = check_dir(root);
+    assert_eq!(code, 0, "{out}");
+    let warnings: Vec<&str> = out.lines().filter(|l| l.contains(": warning: ")).collect();
+    assert_eq!(warnings.len(), 1, "{out}");
+    assert!(
+        warnings[0].contains("a-shortcut") && warnings[0].contains("duplicate"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("checked 2 files: 0 errors, 1 warning\n"),
+        "{out}"
+    );
 }

@@ -437,3 +437,43 @@ fn a_10_mb_paste_is_searched_by_its_last_megabyte() {
         stdout_of(&out)
     );
 }
+
+/// Chinese, Japanese and Korean are written without spaces: a few
+/// characters from the middle of a run find the section, best first, and
+/// English words around them still work.
+#[test]
+fn cjk_characters_are_found_inside_a_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("ja.md"),
+        "# ビルドのメモ\n\n## キャッシュ\n\nこれはDockerのビルドキャッシュを使う方法です。\n\n## 別の話\n\n関係のない文章。\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("zh.md"),
+        "# 笔记\n\n## 安装\n\n使用预编译的二进制文件安装驱动程序。\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("ko.md"),
+        "# 메모\n\n## 설치\n\n드라이버를 설치하는 방법입니다.\n",
+    )
+    .unwrap();
+    let home = home();
+    let first_hit = |query: &str| {
+        let out = lore(&home)
+            .args(["search", "--no-builtin", "--knowledge"])
+            .arg(dir.path())
+            .arg(query)
+            .output()
+            .unwrap();
+        let stdout = stdout_of(&out);
+        assert_eq!(out.status.code(), Some(0), "{query}: {stdout}");
+        hit_lines(&stdout)[0].to_string()
+    };
+    assert!(first_hit("キャッシュ").starts_with("ja.md:3"), "katakana");
+    assert!(first_hit("二进制").starts_with("zh.md:3"), "han");
+    assert!(first_hit("드라이버").starts_with("ko.md:3"), "hangul");
+    assert!(first_hit("Docker ビルド").starts_with("ja.md:3"), "mixed");
+    assert!(first_hit("驱").starts_with("zh.md:3"), "one character");
+}

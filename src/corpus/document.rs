@@ -119,6 +119,9 @@ pub struct Document {
     pub body_offset: usize,
     /// `key: value` (YAML) or `key = value` (TOML) pairs of the front matter.
     pub front_matter: Vec<(String, String)>,
+    /// Why the front matter is not valid YAML or TOML (or never closed),
+    /// and the line: for `lore check`. The file is still read.
+    pub front_matter_error: Option<(usize, String)>,
     pub sections: Vec<Section>,
     pub links: Vec<Link>,
     pub code_blocks: Vec<CodeBlock>,
@@ -147,7 +150,11 @@ impl Document {
             text,
             stamp,
         } = file;
-        let (body_offset, front_matter) = split_front_matter(&text);
+        let FrontMatter {
+            body_offset,
+            pairs: front_matter,
+            error: front_matter_error,
+        } = split_front_matter(&text);
         let lines = LineIndex::new(&text);
         let body = &text[body_offset..];
         let mut parsed = Parsed::default();
@@ -169,6 +176,7 @@ impl Document {
             stamp,
             body_offset,
             front_matter,
+            front_matter_error,
             sections: parsed.sections,
             links: parsed.links,
             code_blocks: parsed.code_blocks,
@@ -260,34 +268,93 @@ impl LineIndex {
     }
 }
 
-/// Finds YAML (`---`) or TOML (`+++`) front matter at the very start of a file.
-/// Returns where the body starts and the simple key/value pairs found.
-fn split_front_matter(text: &str) -> (usize, Vec<(String, String)>) {
+/// What `split_front_matter` found.
+struct FrontMatter {
+    /// Where the Markdown body starts.
+    body_offset: usize,
+    /// The simple `key: value` / `key = value` pairs.
+    pairs: Vec<(String, String)>,
+    /// Line and reason, when the block is not valid or never closed.
+    error: Option<(usize, String)>,
+}
+
+/// Finds YAML (`---`) or TOML (`+++`) front matter at the very start of a file,
+/// and checks that it parses as what its fence says: a typo there would
+/// otherwise silently drop keys (`drop: none`) the checks rely on.
+fn split_front_matter(text: &str) -> FrontMatter {
+    let mut found = FrontMatter {
+        body_offset: 0,
+        pairs: Vec::new(),
+        error: None,
+    };
     let fence = if text.starts_with("---\n") || text.starts_with("---\r\n") {
         "---"
     } else if text.starts_with("+++\n") || text.starts_with("+++\r\n") {
         "+++"
     } else {
-        return (0, Vec::new());
+        return found;
     };
-    let mut offset = text.find('\n').map_or(text.len(), |i| i + 1);
-    let mut pairs = Vec::new();
-    for line in text[offset..].split_inclusive('\n') {
+    let start = text.find('\n').map_or(text.len(), |i| i + 1);
+    let mut offset = start;
+    for line in text[start..].split_inclusive('\n') {
+        let block_end = offset;
         offset += line.len();
         let trimmed = line.trim_end();
         if trimmed == fence || (fence == "---" && trimmed == "...") {
-            return (offset, pairs);
+            found.body_offset = offset;
+            found.error = front_matter_error(fence, &text[start..block_end])
+                .map(|(line, message)| (line + 1, message));
+            return found;
         }
         let sep = if fence == "---" { ':' } else { '=' };
         if let Some((key, value)) = trimmed.split_once(sep)
             && !key.starts_with([' ', '\t', '#', '-'])
         {
             let value = value.trim().trim_matches('"').trim_matches('\'');
-            pairs.push((key.trim().to_string(), value.to_string()));
+            found
+                .pairs
+                .push((key.trim().to_string(), value.to_string()));
         }
     }
-    // An opening fence with no closing one is not front matter.
-    (0, Vec::new())
+    // An opening fence with no closing one is not front matter; it may be
+    // a thematic break, but more likely a forgotten fence.
+    found.pairs.clear();
+    found.error = Some((
+        1,
+        format!(
+            "front matter opened with `{fence}` is never closed: the file is read as Markdown without it"
+        ),
+    ));
+    found
+}
+
+/// Why a front matter block (between its fences) does not parse, with the
+/// 1-based line in the block.
+fn front_matter_error(fence: &str, block: &str) -> Option<(usize, String)> {
+    if block.trim().is_empty() {
+        return None;
+    }
+    if fence == "+++" {
+        let err = block.parse::<toml::Table>().err()?;
+        let line = err.span().map_or(1, |span| {
+            block[..span.start.min(block.len())].matches('\n').count() + 1
+        });
+        let message = err.message().trim().to_string();
+        return Some((line, format!("front matter is not valid TOML: {message}")));
+    }
+    match yaml_rust2::YamlLoader::load_from_str(block) {
+        Ok(docs) => match docs.first() {
+            Some(yaml_rust2::Yaml::Hash(_)) | None => None,
+            Some(_) => Some((
+                1,
+                "front matter is not a YAML mapping of `key: value` lines".to_string(),
+            )),
+        },
+        Err(err) => Some((
+            err.marker().line().max(1),
+            format!("front matter is not valid YAML: {}", err.info()),
+        )),
+    }
 }
 
 /// A link whose end the parser has not reached yet.
@@ -601,6 +668,36 @@ mod tests {
         assert_eq!(d.meta("drop"), Some("none"));
         assert_eq!(d.sections[0].line, 5);
         assert!(!d.body().contains("title: nope"));
+    }
+
+    /// Bad front matter is read past as before, but no longer silently:
+    /// the reason and the file's line are kept for `lore check`.
+    #[test]
+    fn invalid_front_matter_is_reported_with_its_line() {
+        let error = |text: &str| doc("a.md", text).front_matter_error;
+        assert_eq!(error("---\ntitle: ok\ndrop: none\n---\n# T\n"), None);
+        assert_eq!(error("+++\ntitle = \"ok\"\n+++\n# T\n"), None);
+        assert_eq!(error("---\n---\n# T\n"), None);
+        let (line, message) = error("+++\ntitle = \"ok\"\ndrop = none\n+++\n# T\n").unwrap();
+        assert_eq!(line, 3, "{message}");
+        assert!(
+            message.starts_with("front matter is not valid TOML"),
+            "{message}"
+        );
+        let (line, message) = error("---\ntitle: ok\ntags: [a, b\n---\n# T\n").unwrap();
+        assert!(
+            message.starts_with("front matter is not valid YAML"),
+            "{message}"
+        );
+        assert!((3..=4).contains(&line), "line {line}: {message}");
+        let (line, message) = error("---\ntitle: ok\n  bad: indent: here\n---\n").unwrap();
+        assert_eq!(line, 3, "{message}");
+        let (line, message) = error("---\ntitle: ok\n# T\n").unwrap();
+        assert_eq!(line, 1);
+        assert!(message.contains("never closed"), "{message}");
+        let d = doc("a.md", "---\ntitle: ok\n# T\n");
+        assert_eq!(d.body_offset, 0, "an unclosed block is read as Markdown");
+        assert!(d.front_matter.is_empty());
     }
 
     #[test]

@@ -13,6 +13,13 @@
 //! take consecutive positions; a larger node sits at the position of its first
 //! word, so phrase queries over words work across identifiers and prose alike.
 //!
+//! Chinese, Japanese and Korean text has no spaces between words, so a run
+//! of Han, Kana or Hangul characters is a chunk of its own, split into one
+//! word per character: each character and each pair of neighbours
+//! (bigram) is a term, and the run itself when short. A query of a few
+//! such characters then finds them anywhere in a run, and a pair ranks
+//! above the same characters apart.
+//!
 //! The same code tokenizes documents (through tantivy) and queries (directly),
 //! so both sides always agree. It must not know about fields, scoring or
 //! Markdown.
@@ -62,38 +69,74 @@ fn is_joiner(c: char) -> bool {
 pub fn pieces(text: &str) -> Vec<Piece> {
     let mut out = Vec::new();
     let mut position = 0;
-    for (from, to) in chunks(text) {
-        split_chunk(text, from, to, &mut position, &mut out);
+    for chunk in chunks(text) {
+        if chunk.cjk {
+            split_cjk_run(text, chunk.from, chunk.to, &mut position, &mut out);
+        } else {
+            split_chunk(text, chunk.from, chunk.to, &mut position, &mut out);
+        }
     }
     out
 }
 
-/// Byte ranges of the chunks of `text`.
-fn chunks(text: &str) -> Vec<(usize, usize)> {
+/// A Han, Kana or Hangul character: scripts written without spaces
+/// between words (Korean has spaces, but particles join the word before).
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x1100..=0x11FF       // Hangul Jamo
+        | 0x3005..=0x3007     // 々 〆 〇
+        | 0x3040..=0x30FF     // Hiragana, Katakana
+        | 0x3130..=0x318F     // Hangul compatibility Jamo
+        | 0x31F0..=0x31FF     // Katakana extensions
+        | 0x3400..=0x4DBF     // Han extension A
+        | 0x4E00..=0x9FFF     // Han
+        | 0xAC00..=0xD7AF     // Hangul syllables
+        | 0xF900..=0xFAFF     // Han compatibility
+        | 0xFF66..=0xFF9F     // half-width Katakana
+        | 0x20000..=0x3134F   // Han extensions B–G
+    )
+}
+
+/// A chunk of text: a byte range, and whether it is a run of CJK
+/// characters (see `is_cjk`) rather than letters, digits and joiners.
+struct Chunk {
+    from: usize,
+    to: usize,
+    cjk: bool,
+}
+
+/// The chunks of `text`, in order.
+fn chunks(text: &str) -> Vec<Chunk> {
     let mut out = Vec::new();
-    let mut start: Option<usize> = None;
-    let mut iter = text.char_indices().peekable();
-    while let Some((i, c)) = iter.next() {
-        let inside = is_word_char(c) || is_joiner(c);
-        if inside {
-            if start.is_none() {
-                start = Some(i);
+    // The open chunk's start, and whether it is a CJK run.
+    let mut start: Option<(usize, bool)> = None;
+    for (i, c) in text.char_indices() {
+        let cjk = c >= '\u{1100}' && is_cjk(c);
+        let inside = cjk || is_word_char(c) || is_joiner(c);
+        match start {
+            Some((s, open_cjk)) if !inside || open_cjk != cjk => {
+                push_chunk(text, s, i, open_cjk, &mut out);
+                start = inside.then_some((i, cjk));
             }
-        } else if let Some(s) = start.take() {
-            push_trimmed(text, s, i, &mut out);
+            None if inside => start = Some((i, cjk)),
+            _ => {}
         }
-        if iter.peek().is_none()
-            && let Some(s) = start.take()
-        {
-            push_trimmed(text, s, text.len(), &mut out);
-        }
+    }
+    if let Some((s, cjk)) = start {
+        push_chunk(text, s, text.len(), cjk, &mut out);
     }
     out
 }
 
-/// Trims joiners and underscores from both ends (`--mount=type=cache` →
-/// `mount=type=cache`, `file.` → `file`, `__shfl_sync` → `shfl_sync`) and keeps the chunk if a word character is left.
-fn push_trimmed(text: &str, from: usize, to: usize, out: &mut Vec<(usize, usize)>) {
+/// Keeps a CJK run as it is. Trims joiners and underscores from both ends
+/// of other chunks (`--mount=type=cache` → `mount=type=cache`, `file.` →
+/// `file`, `__shfl_sync` → `shfl_sync`) and keeps them if a word character
+/// is left.
+fn push_chunk(text: &str, from: usize, to: usize, cjk: bool, out: &mut Vec<Chunk>) {
+    if cjk {
+        out.push(Chunk { from, to, cjk });
+        return;
+    }
     let slice = &text[from..to];
     let edge = |c: char| is_joiner(c) || c == '_';
     let trimmed_start = slice.trim_start_matches(edge);
@@ -101,8 +144,52 @@ fn push_trimmed(text: &str, from: usize, to: usize, out: &mut Vec<(usize, usize)
     let trimmed = trimmed_start.trim_end_matches(edge);
     let to = from + trimmed.len();
     if trimmed.chars().any(|c| c.is_alphanumeric()) {
-        out.push((from, to));
+        out.push(Chunk { from, to, cjk });
     }
+}
+
+/// A run of CJK characters: one word per character, each character and
+/// each pair of neighbours a term, and the run itself (if short enough)
+/// at the position of its first character. Linear in the run's length.
+fn split_cjk_run(text: &str, from: usize, to: usize, position: &mut usize, out: &mut Vec<Piece>) {
+    let chars: Vec<(usize, usize)> = text[from..to]
+        .char_indices()
+        .map(|(i, c)| (from + i, from + i + c.len_utf8()))
+        .collect();
+    let count = chars.len();
+    let base = *position;
+    for (k, &(a, b)) in chars.iter().enumerate() {
+        let position = base + k;
+        if k == 0 && count > 2 && to - from <= MAX_TERM_BYTES {
+            out.push(Piece {
+                text: text[from..to].to_string(),
+                from,
+                to,
+                position,
+                words: count,
+                whole: true,
+            });
+        }
+        if let Some(&(_, next_end)) = chars.get(k + 1) {
+            out.push(Piece {
+                text: text[a..next_end].to_string(),
+                from: a,
+                to: next_end,
+                position,
+                words: 2,
+                whole: count == 2,
+            });
+        }
+        out.push(Piece {
+            text: text[a..b].to_string(),
+            from: a,
+            to: b,
+            position,
+            words: 1,
+            whole: count == 1,
+        });
+    }
+    *position = base + count;
 }
 
 /// Splits `text[from..to]` at the characters `split` accepts, dropping empty
@@ -502,6 +589,54 @@ mod tests {
     fn very_long_terms_are_dropped_but_their_words_stay() {
         let long = format!("{}.so", "a".repeat(100));
         assert_eq!(terms(&long), vec!["so"]);
+    }
+
+    /// Text written without spaces is searchable inside a run: every
+    /// character and pair of neighbours is a term, one word per character.
+    #[test]
+    fn cjk_runs_are_split_into_characters_and_pairs() {
+        assert_eq!(
+            terms("日本語"),
+            vec!["日本語", "日本", "日", "本語", "本", "語"]
+        );
+        assert_eq!(terms("版"), vec!["版"]);
+        assert_eq!(terms("한국"), vec!["한국", "한", "국"]);
+        // A run next to Latin letters is a chunk of its own.
+        assert_eq!(
+            terms("PyTorchのビルド"),
+            vec![
+                "pytorch",
+                "py",
+                "torch",
+                "のビルド",
+                "のビ",
+                "の",
+                "ビル",
+                "ビ",
+                "ルド",
+                "ル",
+                "ド"
+            ]
+        );
+        assert_eq!(
+            words("CUDA版を使う"),
+            vec![
+                ("cuda".into(), 0),
+                ("版".into(), 1),
+                ("を".into(), 2),
+                ("使".into(), 3),
+                ("う".into(), 4)
+            ]
+        );
+        // A long run keeps its characters and pairs, not the whole.
+        let long = "漢".repeat(40);
+        let p = pieces(&long);
+        assert!(p.iter().all(|p| p.words <= 2), "no 120-byte term");
+        assert_eq!(p.iter().filter(|p| p.is_word()).count(), 40);
+        let text = "見出し：日本語のテキスト。";
+        for p in pieces(text) {
+            assert_eq!(&text[p.from..p.to], p.text);
+        }
     }
 
     #[test]

@@ -10,6 +10,7 @@ use std::time::SystemTime;
 
 use include_dir::{Dir, include_dir};
 
+mod read;
 mod snapshot;
 mod walk;
 
@@ -141,6 +142,8 @@ impl SourceSet {
             collect_embedded(dir, extension, &mut files, &mut warnings);
         }
         for root in &self.overlays {
+            // What is read is checked against the folder's real path.
+            let canonical = fs::canonicalize(root).unwrap_or_else(|_| root.clone());
             for file in walk_dir(root, extension, &mut warnings).found {
                 let path = file.path;
                 let stamp = match file.stamp {
@@ -154,7 +157,12 @@ impl SourceSet {
                         continue;
                     }
                 };
-                if let Some(file) = read_overlay_file(root, file.rel, &path, stamp, &mut warnings) {
+                let place = Place {
+                    root,
+                    canonical: &canonical,
+                    path: &path,
+                };
+                if let Some(file) = read_overlay_file(place, file.rel, stamp, &mut warnings) {
                     files.insert(file.rel.clone(), file);
                 }
             }
@@ -186,7 +194,7 @@ impl SourceSet {
         for (index, root) in self.overlays.iter().enumerate() {
             let mut warnings = Vec::new();
             let walked = walk_dir(root, extension, &mut warnings);
-            if !warnings.is_empty() {
+            if walked.uncertain {
                 recorder.spoil();
             }
             let folders: Vec<usize> = walked
@@ -295,14 +303,27 @@ fn is_hidden(rel: &str) -> bool {
     rel.split('/').any(|part| part.starts_with('.'))
 }
 
+/// Where an overlay file is: its folder as given and as resolved, and its
+/// path through the folders as walked.
+#[derive(Clone, Copy)]
+struct Place<'a> {
+    root: &'a Path,
+    canonical: &'a Path,
+    path: &'a Path,
+}
+
 /// Reads one overlay file, or reports why it cannot be used.
 fn read_overlay_file(
-    root: &Path,
+    place: Place<'_>,
     rel: String,
-    path: &Path,
     stamp: Stamp,
     warnings: &mut Vec<Diagnostic>,
 ) -> Option<SourceFile> {
+    let Place {
+        root,
+        canonical,
+        path,
+    } = place;
     if stamp.size > MAX_FILE_BYTES {
         warnings.push(Diagnostic::warning(
             rel,
@@ -315,7 +336,7 @@ fn read_overlay_file(
         ));
         return None;
     }
-    let bytes = match fs::read(path) {
+    let bytes = match read::read_inside(canonical, path, MAX_FILE_BYTES) {
         Ok(bytes) => bytes,
         Err(err) => {
             warnings.push(Diagnostic::warning(

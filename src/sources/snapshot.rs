@@ -12,9 +12,12 @@
 //! Coarse timestamps can hide a change made in the same clock tick as the
 //! scan, so a scan that sees anything modified within the last
 //! [`SETTLE`] makes no snapshot: the next full scan, after things settle,
-//! will. A scan with any warning (unreadable folder, dangling or outside
-//! symlink, loop) makes none either: only a full walk can tell when those
-//! get resolved.
+//! will. A scan that met an unreadable folder or a dangling or outside
+//! symlink makes none either: only a full walk can tell when those get
+//! resolved. A symlink to a folder already read (a loop, or a second name
+//! for a folder, as tldr-pages' `pages.en -> pages`) is reported but
+//! spoils nothing: replacing the link changes the folder holding it, and
+//! its target is recorded at its own path.
 
 use std::ffi::OsString;
 use std::ops::Range;
@@ -654,6 +657,30 @@ mod scan_tests {
             let snapshot = super::Snapshot::from_bytes(damaged).expect("header intact");
             assert!(!snapshot.unchanged(), "byte {at} damaged");
         }
+    }
+
+    /// `pages.en -> pages` and a link back up the tree are duplicates: the
+    /// snapshot is still made, and it still sees a change in the folder
+    /// both names lead to, or the link turning into a real folder.
+    #[test]
+    fn a_duplicate_folder_link_keeps_the_snapshot() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir(root.join("pages")).unwrap();
+        fs::write(root.join("pages/tar.md"), "tar").unwrap();
+        std::os::unix::fs::symlink("pages", root.join("pages.en")).unwrap();
+        std::os::unix::fs::symlink("..", root.join("pages/up")).unwrap();
+        settle(root, Duration::from_secs(3600));
+        let snapshot = snapshot_of(root).expect("duplicates do not spoil the snapshot");
+        assert!(snapshot.unchanged());
+        fs::write(root.join("pages/zip.md"), "zip").unwrap();
+        assert!(!snapshot.unchanged(), "a file added behind both names");
+
+        settle(root, Duration::from_secs(1800));
+        let snapshot = snapshot_of(root).expect("settled again");
+        fs::remove_file(root.join("pages.en")).unwrap();
+        fs::create_dir(root.join("pages.en")).unwrap();
+        assert!(!snapshot.unchanged(), "the link replaced by a folder");
     }
 
     #[test]

@@ -50,6 +50,12 @@ pub(super) struct Found {
 pub(super) struct Walked {
     pub found: Vec<Found>,
     pub folders: Vec<WalkedFolder>,
+    /// The walk met something only another walk can tell has changed (a
+    /// broken symlink, an unreadable folder, a link leading outside): a
+    /// snapshot of the folders read cannot vouch for it. A duplicate
+    /// folder link is not such a thing: the folders holding it and its
+    /// target are both recorded.
+    pub uncertain: bool,
 }
 
 /// A folder a walk read, by canonical path, and its modification time
@@ -74,14 +80,18 @@ pub(super) fn walk_dir(root: &Path, extension: &str, warnings: &mut Vec<Diagnost
         root: &canonical,
         extension,
     };
+    let listings = lister.list_all();
+    let real = real_folders(&canonical, &listings);
     let mut walk = Walk {
-        listings: lister.list_all(),
+        listings,
+        real,
         extension,
         seen: HashSet::new(),
         warnings,
         walked: Walked {
             found: Vec::new(),
             folders: Vec::new(),
+            uncertain: false,
         },
     };
     walk.folder(root, &canonical, "");
@@ -297,10 +307,35 @@ fn stat_all(files: Vec<(usize, fs::DirEntry)>) -> Vec<(usize, io::Result<Stamp>)
     })
 }
 
+/// The folders reachable from `root` without following a symlink, by
+/// canonical path: each is read at its own path, so a symlink to one is a
+/// duplicate whatever the names' order (`a-shortcut -> notes` must not
+/// take `notes/doc.md` away from its real path).
+fn real_folders(root: &Path, listings: &HashMap<PathBuf, Listing>) -> HashSet<PathBuf> {
+    let mut real = HashSet::from([root.to_path_buf()]);
+    let mut waiting = vec![root.to_path_buf()];
+    while let Some(dir) = waiting.pop() {
+        let Some(Ok((_, entries))) = listings.get(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            if let EntryKind::Folder = entry.kind {
+                let sub = dir.join(&entry.name);
+                if real.insert(sub.clone()) {
+                    waiting.push(sub);
+                }
+            }
+        }
+    }
+    real
+}
+
 /// Phase 2: the depth-first walk over the listings.
 struct Walk<'a> {
     /// Taken out as they are walked: each folder is walked once.
     listings: HashMap<PathBuf, Listing>,
+    /// Folders read at their own path (see `real_folders`).
+    real: HashSet<PathBuf>,
     extension: &'a str,
     /// Canonical paths of folders already walked: a symlink back up the
     /// tree is reported once instead of recursing forever.
@@ -315,29 +350,17 @@ impl Walk<'_> {
     /// root).
     fn folder(&mut self, dir: &Path, canonical: &Path, rel_dir: &str) {
         if !self.seen.insert(canonical.to_path_buf()) {
-            self.warnings.push(Diagnostic::warning(
-                dir.display().to_string(),
-                None,
-                "symlink loop: this folder was already read, skipped",
-            ));
+            self.duplicate(dir, canonical);
             return;
         }
         let (modified, entries) = match self.listings.remove(canonical) {
             Some(Ok(listing)) => listing,
             Some(Err(message)) => {
-                self.warnings.push(Diagnostic::warning(
-                    dir.display().to_string(),
-                    None,
-                    message,
-                ));
+                self.uncertain(dir, message);
                 return;
             }
             None => {
-                self.warnings.push(Diagnostic::warning(
-                    dir.display().to_string(),
-                    None,
-                    "cannot read folder, skipped: it was not listed",
-                ));
+                self.uncertain(dir, "cannot read folder, skipped: it was not listed".into());
                 return;
             }
         };
@@ -367,13 +390,12 @@ impl Walk<'_> {
                     folder,
                     name: entry.name.clone(),
                 }),
-                EntryKind::Link(Err(message)) => self.warnings.push(Diagnostic::warning(
-                    path.display().to_string(),
-                    None,
-                    message,
-                )),
+                EntryKind::Link(Err(message)) => self.uncertain(&path, message),
                 EntryKind::Link(Ok(target)) => {
-                    if target.is_dir {
+                    if target.is_dir && self.real.contains(&target.canonical) {
+                        // Read at its own path, before or after this.
+                        self.duplicate(&path, &target.canonical);
+                    } else if target.is_dir {
                         self.folder(&path, &target.canonical, &rel());
                     } else if let Some(stamp) = target.file
                         && has_extension(&name, self.extension)
@@ -389,6 +411,40 @@ impl Walk<'_> {
                 }
             }
         }
+    }
+}
+
+impl Walk<'_> {
+    /// A folder reached a second time (through a symlink) is skipped; its
+    /// files keep their first path. Reported, but nothing a snapshot
+    /// cannot vouch for.
+    fn duplicate(&mut self, link: &Path, canonical: &Path) {
+        let message = if link
+            .parent()
+            .is_some_and(|p| fs::canonicalize(p).is_ok_and(|p| p.starts_with(canonical)))
+        {
+            "symlink loop: links back to a folder that holds it, skipped".to_string()
+        } else {
+            format!(
+                "symlink to a folder already read as {}: duplicate, skipped",
+                canonical.display()
+            )
+        };
+        self.warnings.push(Diagnostic::warning(
+            link.display().to_string(),
+            None,
+            message,
+        ));
+    }
+
+    /// A problem only a full walk can see resolved.
+    fn uncertain(&mut self, path: &Path, message: String) {
+        self.walked.uncertain = true;
+        self.warnings.push(Diagnostic::warning(
+            path.display().to_string(),
+            None,
+            message,
+        ));
     }
 }
 
@@ -413,7 +469,8 @@ mod tests {
                 fs::write(root.join(folder).join(name), folder).unwrap();
             }
         }
-        // Met before `c` in name order, so `c` is the repeat.
+        // Met before `c` in name order, yet `c` is read at its own path
+        // and the link is the repeat.
         symlink(root.join("c"), root.join("b-link")).unwrap();
         symlink(root.join("a/1.md"), root.join("top.md")).unwrap();
         let expected = [
@@ -423,8 +480,8 @@ mod tests {
             "a/deep/2.md",
             "b/1.md",
             "b/2.md",
-            "b-link/1.md",
-            "b-link/2.md",
+            "c/1.md",
+            "c/2.md",
             "top.md",
         ];
         for _ in 0..20 {
@@ -433,8 +490,9 @@ mod tests {
             let found = walked.found;
             assert_eq!(rels(&found), expected);
             assert_eq!(warnings.len(), 1, "{warnings:?}");
-            assert!(warnings[0].message.contains("symlink loop"), "{warnings:?}");
-            assert_eq!(warnings[0].path, root.join("c").display().to_string());
+            assert!(warnings[0].message.contains("duplicate"), "{warnings:?}");
+            assert_eq!(warnings[0].path, root.join("b-link").display().to_string());
+            assert!(!walked.uncertain, "a duplicate needs no full walk");
             let top = found.iter().find(|f| f.rel == "top.md").unwrap();
             assert_eq!(top.path, root.join("top.md"));
             assert_eq!(top.stamp.as_ref().unwrap().size, 1);
