@@ -75,6 +75,7 @@ fn measure(shape: &str, highlighted: bool) {
         width: 100,
         theme: &theme,
         highlighter,
+        wrap_code: true,
     };
     fs::write("/proc/self/clear_refs", "5").expect("reset the peak");
     let before = status_kb("VmRSS:");

@@ -140,7 +140,11 @@ fn real_queries_land_on_the_answering_section() {
             "{}: split must be tune or holdout",
             case.id
         );
-        assert!(case.source.starts_with("https://"), "{}: source URL", case.id);
+        assert!(
+            case.source.starts_with("https://"),
+            "{}: source URL",
+            case.id
+        );
         assert!(
             case.uncovered != !case.expect.is_empty(),
             "{}: give expect = [...] or uncovered = true, not both",
@@ -219,10 +223,7 @@ fn real_queries_land_on_the_answering_section() {
     }
 
     let holdout = tallies.get("holdout all").copied().unwrap_or_default();
-    let questions = tallies
-        .get("holdout question")
-        .copied()
-        .unwrap_or_default();
+    let questions = tallies.get("holdout question").copied().unwrap_or_default();
     let (file3, sec3, q_sec3) = HOLDOUT_FLOORS;
     assert!(
         holdout.share(holdout.file3) >= file3,

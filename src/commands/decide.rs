@@ -640,11 +640,7 @@ pub(crate) fn walk(
                 }
             }
             Ok(None) => {}
-            Err(err) => writeln!(
-                out,
-                "(saved session ignored: {})",
-                inline(&err.to_string())
-            )?,
+            Err(err) => writeln!(out, "(saved session ignored: {})", inline(&err.to_string()))?,
         }
     }
 
