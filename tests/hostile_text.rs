@@ -284,7 +284,8 @@ fn file_names_with_line_breaks_never_forge_output_lines() {
     let (code, stdout, _) = run(&["search", "marker"]);
     assert_eq!(code, 0);
     assert!(stdout.starts_with(&format!("{shown}:4  Evil")), "{stdout}");
-    let (code, _, stderr) = run(&["show", "forged.md"]);
+    // Not a fragment of the evil name, so the closest paths are listed.
+    let (code, _, stderr) = run(&["show", "forgedx.md"]);
     assert_eq!(code, 2);
     assert!(
         stderr.contains(&format!("closest paths:\n  {shown}")),

@@ -41,9 +41,9 @@ struct Case {
 /// Hits looked at for the reciprocal rank.
 const DEPTH: usize = 10;
 
-/// Held-out floors: (file hit@3, section hit@3, questions' section hit@3).
-/// Measured when the set was made; a ranking change must not go below them.
-const HOLDOUT_FLOORS: (f64, f64, f64) = (0.0, 0.0, 0.0);
+/// Held-out floors: (file hit@3, section hit@3, questions' section hit@3),
+/// the goals of issue #19. Measured on 2026-11-23: 0.97, 0.92, 0.88.
+const HOLDOUT_FLOORS: (f64, f64, f64) = (0.95, 0.85, 0.70);
 
 fn load() -> Set {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/real_queries.toml");

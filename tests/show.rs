@@ -19,15 +19,24 @@ fn stderr(out: &std::process::Output) -> String {
 fn plain_output_has_no_escape_sequences() {
     let home = home();
     let out = lore(&home)
-        .args(["show", CUPTI, "--plain", "--color", "always"])
+        .args([
+            "show", CUPTI, "--plain", "--color", "always", "--width", "100",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(!text.contains('\x1b'));
     assert!(text.starts_with("CUPTI Deep Dive"), "{}", &text[..200]);
-    // Width defaults to 100 when stdout is not a terminal.
-    assert!(text.lines().all(|l| l.chars().count() <= 100));
+    // Without --plain, everything wraps at the width asked for (--plain
+    // leaves code lines whole, so they copy as the command).
+    let wrapped = lore(&home)
+        .args(["show", CUPTI, "--color", "never", "--width", "100"])
+        .output()
+        .unwrap();
+    let wrapped = stdout(&wrapped);
+    assert!(wrapped.lines().all(|l| l.chars().count() <= 100));
+    assert!(text.lines().any(|l| l.chars().count() > 100));
     assert!(text.lines().any(|l| l.chars().count() > 90));
 }
 

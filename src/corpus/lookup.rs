@@ -48,6 +48,10 @@ impl Corpus {
         if let [doc] = by_name[..] {
             return Lookup::Found(doc);
         }
+        // A fragment must say something: `#`, `.` or `/` alone is not a name.
+        if !query.chars().any(char::is_alphanumeric) {
+            return Lookup::NotFound;
+        }
         let needle = query.to_lowercase();
         let mut containing: Vec<&Document> = self
             .documents
@@ -77,7 +81,9 @@ impl Corpus {
             return (target, None);
         };
         let names_one = |path: &str| matches!(self.lookup(path), Lookup::Found(_));
-        if names_one(target) {
+        // The whole target is a path only if it names a file outright (a
+        // file name may hold `#`); as a fragment it would swallow the anchor.
+        if self.get(target).is_some() || self.get(&format!("{target}.md")).is_some() {
             return (target, None);
         }
         let split = |at: usize| (&target[..at], Some(&target[at + 1..]));
@@ -159,6 +165,7 @@ mod tests {
         }
         assert!(matches!(c.lookup("nothing-like-it"), Lookup::NotFound));
         assert!(matches!(c.lookup("  "), Lookup::NotFound));
+        assert!(matches!(c.lookup("-"), Lookup::NotFound));
     }
 
     #[test]

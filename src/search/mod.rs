@@ -490,11 +490,15 @@ impl SearchIndex {
         // A word and its other forms are one group: the best form counts.
         let groups = groups(telling);
         let total: f32 = groups.iter().map(|g| g.weight).sum();
-        let covered = if total > 0.0 {
+        let (covered, named) = if total > 0.0 {
             self.coverage(searcher, &found, telling, &groups)?
         } else {
-            vec![total; found.len()]
+            (vec![total; found.len()], vec![false; found.len()])
         };
+        // A query that names something (`libcupti.so.12`, `CUBLAS_STATUS_…`)
+        // is about that thing: a section with the message's common words but
+        // none of its identifiers is about something else.
+        let names_something = telling.iter().any(|k| is_identifier(&k.term.text));
         let readers = searcher.segment_readers();
         let mut weights: Vec<Option<std::sync::Arc<dyn tantivy::columnar::ColumnValues<f64>>>> =
             vec![None; readers.len()];
@@ -515,7 +519,12 @@ impl SearchIndex {
             } else {
                 1.0
             };
-            *score = (*score + bonus) * kind * coordination;
+            let unnamed = if names_something && !named[i] {
+                UNNAMED_FACTOR
+            } else {
+                1.0
+            };
+            *score = (*score + bonus) * kind * coordination * unnamed;
         }
         let reachable = total + unknown;
         let mut ranked: Vec<(f32, DocAddress, f32)> = found
@@ -594,9 +603,11 @@ impl SearchIndex {
         candidates: &[(f32, DocAddress)],
         terms: &[Known],
         groups: &[Group],
-    ) -> tantivy::Result<Vec<f32>> {
+    ) -> tantivy::Result<(Vec<f32>, Vec<bool>)> {
         // The best weight found so far per candidate and group.
         let mut best = vec![vec![0.0f32; groups.len()]; candidates.len()];
+        // Whether the candidate holds one of the query's identifiers.
+        let mut named = vec![false; candidates.len()];
         for (segment, mine) in by_segment(searcher, candidates) {
             for (t, known) in terms.iter().enumerate() {
                 let g = groups.iter().position(|g| g.members.contains(&t));
@@ -622,16 +633,18 @@ impl SearchIndex {
                         }
                     }
                 }
+                let identifier = is_identifier(&known.term.text);
                 for (k, &i) in mine.iter().enumerate() {
-                    if present[k]
-                        && let Some(g) = g
-                    {
-                        best[i][g] = best[i][g].max(known.weight());
+                    if present[k] {
+                        named[i] |= identifier;
+                        if let Some(g) = g {
+                            best[i][g] = best[i][g].max(known.weight());
+                        }
                     }
                 }
             }
         }
-        Ok(best.iter().map(|b| b.iter().sum()).collect())
+        Ok((best.iter().map(|b| b.iter().sum()).collect(), named))
     }
 
     /// The query's terms that occur in the index, at most `MAX_TERMS` of
@@ -673,9 +686,11 @@ impl SearchIndex {
             // plenty as typed, and `files`, `objects` would only add weight
             // to common message text); a rare or missing one may be worded
             // otherwise in the one section that explains it.
-            let common = known
-                .last()
-                .is_some_and(|k| k.term.text == term.text && k.idf < rare);
+            // A finished word the knowledge has is taken as typed: `key`
+            // must not also score every heading about `keys`.
+            let common = known.last().is_some_and(|k| {
+                k.term.text == term.text && (k.idf < rare || k.fields.iter().any(|&f| f))
+            });
             if term.alias_of.is_some() || common || forms_tried >= MAX_FORM_WORDS {
                 continue;
             }
@@ -1034,6 +1049,21 @@ fn groups(terms: &[Known]) -> Vec<Group> {
         }
     }
     out
+}
+
+/// Score kept by a candidate that holds none of the identifiers a query
+/// names, when it names some.
+const UNNAMED_FACTOR: f32 = 0.6;
+
+/// An identifier rather than a word: letters with a `.`, `_`, `/` or `-`
+/// inside, or letters and digits (`libcupti.so.12`, `cuda_cupti`,
+/// `sm_90a`, `nvcc`'s `compute_89`); bare numbers and plain words are not.
+fn is_identifier(term: &str) -> bool {
+    term.len() >= 4
+        && term.chars().any(|c| c.is_alphabetic())
+        && term
+            .chars()
+            .any(|c| matches!(c, '.' | '_' | '/' | '-') || c.is_ascii_digit())
 }
 
 /// Terms in fewer than this share of sections are rare enough to pick
