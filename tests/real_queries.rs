@@ -146,7 +146,7 @@ fn real_queries_land_on_the_answering_section() {
             case.id
         );
         assert!(
-            case.uncovered != !case.expect.is_empty(),
+            case.uncovered == case.expect.is_empty(),
             "{}: give expect = [...] or uncovered = true, not both",
             case.id
         );
