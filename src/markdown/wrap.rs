@@ -187,23 +187,7 @@ impl Wrapper {
                     self.new_line();
                     continue;
                 }
-                // One unit wider than the whole line (an escape such as
-                // `<U+200D>` in a narrow, indented column): only now is it
-                // cut, character by character, so nothing passes the width.
-                let (g, _, style, link, source) = cells[start];
-                let mut room = self.width.max(1);
-                for (i, ch) in g.char_indices() {
-                    let w = UnicodeWidthStr::width(&g[i..i + ch.len_utf8()]);
-                    if w > room && self.current.width > 0 {
-                        self.new_line();
-                        room = self.width.max(1);
-                    }
-                    self.current
-                        .push(&g[i..i + ch.len_utf8()], w, style, link, source);
-                    room = room.saturating_sub(w);
-                }
-                start += 1;
-                continue;
+                end = start + 1; // wider than the whole line: place it anyway
             } else if end < cells.len() {
                 let half = start + (end - start) / 2;
                 if let Some(i) = (half..end).rev().find(|&i| is_word_joint(cells[i].0)) {
