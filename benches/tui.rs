@@ -9,8 +9,11 @@
 //!   query's hits (goal: ≤ 16 ms), and one keystroke → the next frame without
 //!   waiting for hits, which is what the event loop draws while the worker
 //!   answers.
+//! - The same typing in a folder of one's own (for example a checkout of the
+//!   tldr-pages repository) when `LORE_BENCH_FOLDER` names it.
 //!
-//! Run: `cargo bench --bench tui`
+//! Run: `cargo bench --bench tui`, or
+//! `LORE_BENCH_FOLDER=DIR cargo bench --bench tui -- LORE_BENCH_FOLDER`
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -112,20 +115,57 @@ fn startup(c: &mut Criterion) {
 
 fn typing(c: &mut Criterion) {
     let corpus = Arc::new(generated(10_000));
+    keystrokes(
+        c,
+        "search keystroke at 10,000 documents (120x40)",
+        corpus,
+        &[
+            ("libcupt + i", "libcupt", 'i'),
+            (
+                "pasted error line + one more character",
+                "ImportError: libcupti.so.12: cannot open shared object fil",
+                'e',
+            ),
+        ],
+    );
+}
+
+/// The same on a folder of the user's own, such as a checkout of the
+/// tldr-pages repository. Skipped when `LORE_BENCH_FOLDER` is not set.
+fn typing_in_folder(c: &mut Criterion) {
+    let Some(folder) = std::env::var_os("LORE_BENCH_FOLDER") else {
+        return;
+    };
+    let sources = SourceSet {
+        builtin: None,
+        overlays: vec![folder.into()],
+    };
+    let corpus = Arc::new(Corpus::load(&sources));
+    keystrokes(
+        c,
+        "search keystroke in LORE_BENCH_FOLDER (120x40)",
+        corpus,
+        &[
+            ("ta + r", "ta", 'r'),
+            (
+                "extract a compressed archiv + e",
+                "extract a compressed archiv",
+                'e',
+            ),
+        ],
+    );
+}
+
+/// One keystroke in the search box → the next frame, for each case: the
+/// text already typed and the key pressed.
+fn keystrokes(c: &mut Criterion, group: &str, corpus: Arc<Corpus>, cases: &[(&str, &str, char)]) {
     let (index, report) = SearchIndex::build_in_memory(&corpus).unwrap();
     eprintln!(
-        "generated corpus: {} documents, {} sections",
+        "{group}: {} documents, {} sections",
         report.documents, report.sections
     );
-    let mut group = c.benchmark_group("search keystroke at 10,000 documents (120x40)");
-    for (name, typed, next) in [
-        ("libcupt + i", "libcupt", 'i'),
-        (
-            "pasted error line + one more character",
-            "ImportError: libcupti.so.12: cannot open shared object fil",
-            'e',
-        ),
-    ] {
+    let mut group = c.benchmark_group(group);
+    for &(name, typed, next) in cases {
         let mut app = app(Arc::clone(&corpus), Vec::new());
         app.update(Action::IndexReady {
             sections: report.sections,
@@ -173,5 +213,5 @@ fn typing(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(tui, startup, typing);
+criterion_group!(tui, startup, typing, typing_in_folder);
 criterion_main!(tui);
