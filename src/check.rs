@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::corpus::{Corpus, Document, Kind, LinkTarget};
 use crate::diagnostic::{self, Diagnostic};
 use crate::sources::Origin;
-use crate::text::{describe, needs_escape, sanitize};
+use crate::text::{describe, escaped_chars, sanitize};
 
 /// Front matter that marks a knowledge file no expansion created (it predates
 /// the expansion plans), so it needs no drop: `drop: none`.
@@ -96,7 +96,7 @@ pub fn check_corpus(corpus: &Corpus) -> Vec<Diagnostic> {
 /// CRLF line ends are fine.
 fn check_hidden_characters(doc: &Document, out: &mut Vec<Diagnostic>) {
     for (i, line) in doc.text.lines().enumerate() {
-        let mut hidden = line.chars().filter(|&c| c != '\t' && needs_escape(c));
+        let mut hidden = escaped_chars(line).filter(|&c| c != '\t');
         let Some(first) = hidden.next() else {
             continue;
         };

@@ -58,6 +58,25 @@ pub fn needs_escape(ch: char) -> bool {
     (ch < ' ' && ch != '\n') || ch == '\u{7f}' || is_c1(ch) || is_hidden(ch)
 }
 
+/// The characters of `text` that `sanitize` shows escaped, in order: those
+/// `needs_escape` names, except a zero-width joiner or non-joiner that
+/// spells a word (see `joins_letters`). Tabs are included.
+pub fn escaped_chars(text: &str) -> impl Iterator<Item = char> + '_ {
+    let mut before = None;
+    let mut chars = text.chars().peekable();
+    std::iter::from_fn(move || {
+        loop {
+            let ch = chars.next()?;
+            let escaped =
+                needs_escape(ch) && !(is_joiner(ch) && joins_letters(before, chars.peek().copied()));
+            before = Some(ch);
+            if escaped {
+                return Some(ch);
+            }
+        }
+    })
+}
+
 /// What kind of character `needs_escape` found, in a user's words.
 pub fn describe(ch: char) -> &'static str {
     if ch < ' ' || ch == '\u{7f}' || is_c1(ch) {
@@ -87,8 +106,16 @@ fn escape(text: &str, layout: Layout) -> String {
     }
     let mut out = String::with_capacity(text.len() + 8);
     let mut column = 0usize;
-    for ch in text.chars() {
+    let mut before = None;
+    let mut chars = text.chars().peekable();
+    while let Some(ch) = chars.next() {
+        let spelled = is_joiner(ch) && joins_letters(before, chars.peek().copied());
+        before = Some(ch);
         match ch {
+            c if spelled => {
+                out.push(c);
+                continue;
+            }
             '\n' if keep => {
                 out.push('\n');
                 column = 0;
@@ -132,16 +159,43 @@ fn escape(text: &str, layout: Layout) -> String {
 pub fn for_clipboard(text: &str) -> (String, usize) {
     let mut out = String::with_capacity(text.len());
     let mut removed = 0;
+    let mut before = None;
     let mut chars = text.chars().peekable();
     while let Some(ch) = chars.next() {
+        let spelled = is_joiner(ch) && joins_letters(before, chars.peek().copied());
+        before = Some(ch);
         match ch {
             '\n' | '\t' => out.push(ch),
             '\r' if chars.peek() == Some(&'\n') => {}
+            c if spelled => out.push(c),
             c if needs_escape(c) => removed += 1,
             c => out.push(c),
         }
     }
     (out, removed)
+}
+
+/// Zero-width non-joiner and joiner: format characters, but part of how
+/// Persian, Arabic and the Indic scripts are spelled (`می‌خواهم`).
+fn is_joiner(ch: char) -> bool {
+    matches!(ch, '\u{200c}' | '\u{200d}')
+}
+
+/// Whether a joiner between `before` and `after` belongs to a word: it
+/// follows a letter or combining mark outside ASCII and ends the word or
+/// joins another such letter (Malayalam ends words with virama + ZWNJ).
+/// Anywhere else (inside an English word or a command, between emoji, at
+/// the start of a word) it is shown escaped, so it can hide nothing.
+fn joins_letters(before: Option<char>, after: Option<char>) -> bool {
+    let letter = |c: char| {
+        !c.is_ascii()
+            && (c.is_alphabetic()
+                || matches!(
+                    c.general_category(),
+                    GeneralCategory::NonspacingMark | GeneralCategory::SpacingMark
+                ))
+    };
+    before.is_some_and(letter) && after.is_none_or(|c| c.is_whitespace() || letter(c))
 }
 
 fn is_c1(ch: char) -> bool {
@@ -269,6 +323,28 @@ mod tests {
         // Visible non-ASCII text, no-break spaces and variation selectors stay.
         for kept in ["naïve café", "漢字", "a\u{a0}b", "❤\u{fe0f}", "x\u{2007}y"] {
             assert_eq!(sanitize(kept), kept);
+        }
+        // Joiners that spell a word stay (Persian, Malayalam, Devanagari),
+        // in the text, the clipboard and `lore check`; elsewhere they are
+        // escaped.
+        for spelled in [
+            "\u{645}\u{6cc}\u{200c}\u{62e}\u{648}\u{627}\u{647}\u{645}",
+            "\u{d28}\u{d3f}\u{d7c}\u{200d}\u{d26}\u{d47}\u{d36}",
+            "\u{915}\u{94d}\u{200d}\u{937}",
+        ] {
+            assert_eq!(sanitize(spelled), spelled);
+            assert_eq!(for_clipboard(spelled), (spelled.to_string(), 0));
+            assert_eq!(escaped_chars(spelled).count(), 0, "{spelled:?}");
+        }
+        assert_eq!(sanitize("\u{d24}\u{d4d}\u{200c} x"), "\u{d24}\u{d4d}\u{200c} x");
+        for (raw, shown) in [
+            ("\u{200c}\u{645}", "<U+200C>\u{645}"),
+            ("\u{645} \u{200c}\u{645}", "\u{645} <U+200C>\u{645}"),
+            ("\u{645}\u{200c}a", "\u{645}<U+200C>a"),
+            ("a\u{200c}\u{645}", "a<U+200C>\u{645}"),
+        ] {
+            assert_eq!(sanitize(raw), shown);
+            assert_eq!(escaped_chars(raw).collect::<String>(), "\u{200c}");
         }
     }
 

@@ -1185,7 +1185,7 @@ fn build<'p>(
     // for big ones, which is all this kind of machine has.
     let threads = if bytes > 8 * 1024 * 1024 { 2 } else { 1 };
     let mut writer =
-        index.writer_with_num_threads::<TantivyDocument>(threads, threads * (64 << 20))?;
+        index.writer_with_num_threads::<TantivyDocument>(threads, threads * (40 << 20))?;
     writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
     let mut sections = 0;
     let total = corpus.documents.len();
