@@ -607,3 +607,33 @@ fn indexes_unused_for_a_month_are_removed_when_another_is_built() {
         assert!(age < Duration::from_secs(3600), "{name} not marked used");
     }
 }
+
+/// Sections with equal scores come in path and line order, and the same
+/// order every build, even when the corpus is big enough (over 8 MiB) to
+/// be indexed on two threads, which hand sections out in no fixed order.
+#[test]
+fn equal_scores_keep_path_and_line_order_in_a_corpus_indexed_on_two_threads() {
+    use lore::corpus::Document;
+    use lore::sources::{Origin, SourceFile};
+    let base = Corpus::load(&builtin());
+    let mut documents = lore::search::synthetic::corpus(&base, 2_300, 1).documents;
+    // Forty identical notes, each with the same rare word in the same place.
+    for i in (0..40).rev() {
+        documents.push(Document::parse(SourceFile {
+            rel: format!("ties/note-{i:02}.md"),
+            origin: Origin::Builtin,
+            text: "# Note\n\n## Tie\n\nThe word zqxtiew appears here once.\n".to_string(),
+            stamp: None,
+        }));
+    }
+    let corpus = Corpus::from_documents(documents, Vec::new());
+    let bytes: usize = corpus.documents.iter().map(|d| d.text.len()).sum();
+    assert!(bytes > 8 << 20, "{bytes} bytes: too few for two threads");
+    let expected: Vec<String> = (0..40).map(|i| format!("ties/note-{i:02}.md")).collect();
+    for _ in 0..2 {
+        let (index, _) = SearchIndex::build_in_memory(&corpus).unwrap();
+        let hits = index.query("zqxtiew", 40);
+        let paths: Vec<String> = hits.iter().map(|h| h.path.clone()).collect();
+        assert_eq!(paths, expected);
+    }
+}
