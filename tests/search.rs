@@ -637,3 +637,31 @@ fn equal_scores_keep_path_and_line_order_in_a_corpus_indexed_on_two_threads() {
         assert_eq!(paths, expected);
     }
 }
+
+/// Same-size damage in the middle of a big index file (over 8 MiB, where
+/// tantivy reads without checking) is found on open and rebuilt, never
+/// searched: before, every query panicked inside tantivy.
+#[test]
+fn same_size_damage_in_an_index_over_8_mib_is_rebuilt() {
+    let base = Corpus::load(&builtin());
+    let corpus = lore::search::synthetic::corpus(&base, 4_500, 1);
+    let cache = tempfile::tempdir().unwrap();
+    let (_, first) = SearchIndex::open(&corpus, Some(cache.path())).unwrap();
+    let live = first.location.expect("an on-disk index");
+    let file = largest_file(&live);
+    let len = fs::metadata(&file).unwrap().len() as usize;
+    assert!(len > 8 << 20, "{} is {len} bytes", file.display());
+    let mut bytes = fs::read(&file).unwrap();
+    bytes[len / 4..len * 3 / 4].fill(0xff);
+    fs::write(&file, bytes).unwrap();
+    let (index, report) = SearchIndex::open(&corpus, Some(cache.path())).unwrap();
+    assert!(report.rebuilt, "damage must be detected");
+    assert!(
+        report.warnings[0]
+            .message
+            .contains("the search index was damaged"),
+        "{:?}",
+        report.warnings
+    );
+    assert!(!index.query("libcupti.so.12", 5).is_empty());
+}
