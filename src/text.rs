@@ -67,8 +67,8 @@ pub fn escaped_chars(text: &str) -> impl Iterator<Item = char> + '_ {
     std::iter::from_fn(move || {
         loop {
             let ch = chars.next()?;
-            let escaped =
-                needs_escape(ch) && !(is_joiner(ch) && joins_letters(before, chars.peek().copied()));
+            let escaped = needs_escape(ch)
+                && !(is_joiner(ch) && joins_letters(before, chars.peek().copied()));
             before = Some(ch);
             if escaped {
                 return Some(ch);
@@ -336,7 +336,10 @@ mod tests {
             assert_eq!(for_clipboard(spelled), (spelled.to_string(), 0));
             assert_eq!(escaped_chars(spelled).count(), 0, "{spelled:?}");
         }
-        assert_eq!(sanitize("\u{d24}\u{d4d}\u{200c} x"), "\u{d24}\u{d4d}\u{200c} x");
+        assert_eq!(
+            sanitize("\u{d24}\u{d4d}\u{200c} x"),
+            "\u{d24}\u{d4d}\u{200c} x"
+        );
         for (raw, shown) in [
             ("\u{200c}\u{645}", "<U+200C>\u{645}"),
             ("\u{645} \u{200c}\u{645}", "\u{645} <U+200C>\u{645}"),

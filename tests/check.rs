@@ -347,7 +347,11 @@ fn joiners_that_spell_a_word_are_not_hidden_characters() {
         "# \u{645}\u{6cc}\u{200c}\u{62e}\u{648}\u{627}\u{647}\u{645}\n\n\u{d28}\u{d3f}\u{d7c}\u{200d}\u{d26}\u{d47}\u{d36}\n",
     )
     .unwrap();
-    std::fs::write(dir.path().join("en.md"), "# Install\n\npip in\u{200c}stall torch\n").unwrap();
+    std::fs::write(
+        dir.path().join("en.md"),
+        "# Install\n\npip in\u{200c}stall torch\n",
+    )
+    .unwrap();
     let (code, out) = check_dir(dir.path());
     assert_eq!(code, 0, "{out}");
     assert!(!out.contains("fa.md"), "{out}");
@@ -355,7 +359,10 @@ fn joiners_that_spell_a_word_are_not_hidden_characters() {
         &out,
         "en.md:3: warning: invisible format character U+200C in the text: lore shows it as `<U+200C>`; remove it unless it is meant to be seen",
     );
-    assert!(out.ends_with("checked 2 files: 0 errors, 1 warning\n"), "{out}");
+    assert!(
+        out.ends_with("checked 2 files: 0 errors, 1 warning\n"),
+        "{out}"
+    );
 }
 
 /// `a-shortcut -> notes` sorts before `notes`, yet `notes/doc.md` keeps its
