@@ -159,6 +159,44 @@ impl Config {
 }
 
 /// `~/x` is relative to the home folder, a relative path to the config file.
+/// Config files near `file` that lore does not read, when `file` itself
+/// is missing: a `config/config.toml` one folder too deep (what
+/// `$LORE_HOME/config/` suggests), a `lore.toml` beside it or one level up
+/// (`~/.config/lore.toml`), or the right name in another format. Each is a
+/// warning naming the file lore reads instead.
+fn misplaced_configs(file: &Path) -> Vec<Diagnostic> {
+    if file.exists() {
+        return Vec::new();
+    }
+    let Some(dir) = file.parent() else {
+        return Vec::new();
+    };
+    let mut candidates = vec![
+        dir.join("config").join("config.toml"),
+        dir.join("lore.toml"),
+        dir.join("config.yaml"),
+        dir.join("config.yml"),
+        dir.join("config.json"),
+    ];
+    if let Some(up) = dir.parent() {
+        candidates.push(up.join("lore.toml"));
+    }
+    candidates
+        .into_iter()
+        .filter(|c| c.is_file())
+        .map(|c| {
+            Diagnostic::warning(
+                c.display().to_string(),
+                None,
+                format!(
+                    "lore does not read this file; its settings go in {} (TOML)",
+                    file.display()
+                ),
+            )
+        })
+        .collect()
+}
+
 fn expand_path(path: &Path, base: &Path) -> PathBuf {
     if let Ok(rest) = path.strip_prefix("~")
         && let Some(home) = std::env::var_os("HOME")
@@ -201,7 +239,10 @@ impl Settings {
     /// An overlay folder that does not exist is a usage error.
     pub fn resolve(flags: Flags) -> Result<Settings, SourceError> {
         let paths = Paths::discover();
-        let (config, warnings) = Config::load(paths.config_file.as_deref());
+        let (config, mut warnings) = Config::load(paths.config_file.as_deref());
+        if let Some(file) = &paths.config_file {
+            warnings.extend(misplaced_configs(file));
+        }
 
         let config_knowledge = SourceSet {
             builtin: None,

@@ -312,3 +312,69 @@ fn paging_always_pipes_through_the_pager_and_never_does_not() {
     assert!(missing.status.success());
     assert!(stdout(&missing).starts_with("What is CUPTI?"));
 }
+
+/// A config mistake is said by every verb, on stderr, and the verb still
+/// runs with the defaults.
+#[test]
+fn config_mistakes_are_warned_about_by_every_verb() {
+    let home = home();
+    std::fs::write(
+        home.path().join("config.toml"),
+        "theme = \"dark\"\ncolour = \"never\"\n",
+    )
+    .unwrap();
+    for args in [
+        &["search", "cupti"][..],
+        &["list"],
+        &["show", "cuda/20-cupti-deep-dive-arr-coc.md", "--plain"],
+        &["decide", "need-cupti", "--json"],
+    ] {
+        let out = lore(&home).args(args).output().unwrap();
+        let err = stderr(&out);
+        assert!(
+            err.contains(
+                "config.toml:2: warning: invalid config, using defaults: unknown field `colour`"
+            ),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.matches("warning").count(), 1, "{args:?}: {err}");
+        assert!(!stdout(&out).contains("colour"), "{args:?}");
+    }
+    // `lore check` lists it with its other findings, on stdout, once.
+    let out = lore(&home).arg("check").output().unwrap();
+    assert!(
+        stdout(&out).contains("unknown field `colour`"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(!stderr(&out).contains("colour"), "{}", stderr(&out));
+}
+
+/// A config file where lore does not look is named, with where it should go.
+#[test]
+fn a_config_file_in_a_likely_wrong_place_is_named() {
+    let home = home();
+    std::fs::create_dir(home.path().join("config")).unwrap();
+    std::fs::write(
+        home.path().join("config/config.toml"),
+        "theme = \"light\"\n",
+    )
+    .unwrap();
+    let out = lore(&home).args(["list"]).output().unwrap();
+    assert!(out.status.success());
+    let err = stderr(&out);
+    let wrong = home.path().join("config").join("config.toml");
+    let right = home.path().join("config.toml");
+    assert!(
+        err.contains(&format!(
+            "{}: warning: lore does not read this file; its settings go in {} (TOML)",
+            wrong.display(),
+            right.display()
+        )),
+        "{err}"
+    );
+    // Once the file is where lore reads it, nothing is said.
+    std::fs::rename(&wrong, &right).unwrap();
+    let out = lore(&home).args(["list"]).output().unwrap();
+    assert_eq!(stderr(&out), "");
+}

@@ -36,6 +36,11 @@ pub fn run(cli: Cli) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    // Config mistakes are never silent: `check` lists them with the rest
+    // and the TUI shows them in its log; every other verb says them here.
+    if !matches!(cli.command, None | Some(Command::Check(_))) && !settings.warnings.is_empty() {
+        let _ = write_diagnostics(&mut io::stderr().lock(), &settings.warnings, false);
+    }
     let probing = cli.probe_options();
     let result = match cli.command {
         Some(Command::Check(args)) => check::run(&settings, &args),
