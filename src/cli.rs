@@ -61,6 +61,8 @@ pub enum Command {
     Decide(DecideArgs),
     /// Print a document, or one section of it, rendered for the terminal
     Show(ShowArgs),
+    /// Open the terminal UI's reader at a document or section (`lore PATH#ANCHOR` too)
+    Open(OpenArgs),
     /// Find the sections that explain an error line or answer a few words; exit 1 if none
     Search(SearchArgs),
     /// Build the search index if it is stale (or always, with --rebuild) and print its size
@@ -74,6 +76,22 @@ pub enum Command {
     /// Print what lore can read about this machine, an image (--root DIR) or a
     /// Dockerfile (--dockerfile FILE): torch, CUDA, CUPTI, packages, each with evidence
     Probe(ProbeArgs),
+    /// `lore PATH[#ANCHOR]`: a document path in place of a verb opens it
+    #[command(external_subcommand)]
+    External(Vec<String>),
+}
+
+/// `lore open PATH[#ANCHOR]`
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "PATH may be any fragment of a path that only one document has. A search hit as \
+                  `lore search` prints it (PATH:LINE) or as --json gives it (path, anchor) works too. \
+                  Backspace in the reader goes to the library."
+)]
+pub struct OpenArgs {
+    /// The document, and optionally the section: PATH, PATH#ANCHOR or PATH:LINE
+    #[arg(value_name = "PATH[#ANCHOR]")]
+    pub target: String,
 }
 
 /// `lore probe [--root DIR] [--dockerfile FILE] [--json]`

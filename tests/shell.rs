@@ -378,3 +378,47 @@ fn a_config_file_in_a_likely_wrong_place_is_named() {
     let out = lore(&home).args(["list"]).output().unwrap();
     assert_eq!(stderr(&out), "");
 }
+
+/// A target that names no document is a usage error with the closest
+/// paths, before any terminal is needed; a mistyped verb is not taken for a
+/// document.
+#[test]
+fn lore_open_refuses_what_names_no_document_and_mistyped_verbs() {
+    let home = home();
+    let out = lore(&home)
+        .args(["open", "cuda/20-cupti-deep-dive.md"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("no document"), "{err}");
+    assert!(err.contains("cuda/20-cupti-deep-dive-arr-coc.md"), "{err}");
+    let out = lore(&home)
+        .args(["open", "cuda/20-cupti-deep-dive-arr-coc.md#nope"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("no heading with anchor `#nope`"),
+        "{}",
+        stderr(&out)
+    );
+    // A good target without a terminal: the terminal UI's own refusal.
+    let out = lore(&home)
+        .args(["cuda/20-cupti-deep-dive-arr-coc.md"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("needs a terminal"),
+        "{}",
+        stderr(&out)
+    );
+    let out = lore(&home).args(["serach", "cupti"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("`serach` is not a verb"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -578,3 +578,53 @@ fn the_log_file_holds_no_control_sequences() {
         );
     }
 }
+
+/// `lore open PATH#ANCHOR` (and `lore PATH#ANCHOR`, and a search hit's
+/// `PATH:LINE`) starts in the reader at that section; Backspace goes to the
+/// library.
+#[test]
+fn lore_open_starts_in_the_reader_at_the_section() {
+    let home = common::home();
+    let mut pty = Pty::spawn(
+        &home,
+        &[
+            "open",
+            "cuda/20-cupti-deep-dive-arr-coc.md#initialisation-and-its-failure-modes",
+        ],
+        100,
+        30,
+    );
+    let screen = pty.wait_for("Initialisation and its failure modes");
+    assert!(header(&screen).contains("CUPTI Deep Dive"), "{screen}");
+    pty.send("\x7f");
+    pty.wait_for("lore · Library");
+    pty.send("q");
+    assert!(pty.wait_exit().success());
+
+    // A unique fragment of the path, as a bare word.
+    let mut pty = Pty::spawn(
+        &home,
+        &["27-nvidia-apt#e-conflicting-values-set-for-option-signed-by-cuda-repository"],
+        100,
+        30,
+    );
+    pty.wait_for("Conflicting values set for option Signed-By");
+    pty.send("q");
+    assert!(pty.wait_exit().success());
+
+    // A hit as `lore search` prints it.
+    let out = common::lore(&home)
+        .args(["search", "--limit", "1", "cicc: not found"])
+        .output()
+        .unwrap();
+    let hit = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    assert!(hit.contains(".md:"), "{hit}");
+    let mut pty = Pty::spawn(&home, &["open", &hit], 100, 30);
+    pty.wait_for("cicc: not found");
+    pty.send("q");
+    assert!(pty.wait_exit().success());
+}

@@ -52,6 +52,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::List(args)) => list::run(&settings, &args),
         Some(Command::Completions(args)) => completions::run(&args),
         Some(Command::Man) => completions::man(),
+        Some(Command::Open(args)) => tui::open(&settings, &probing, &args.target),
+        Some(Command::External(words)) => tui::open_external(&settings, &probing, &words),
         None => tui::run(&settings, &probing),
     };
     match result {

@@ -78,6 +78,24 @@ pub fn run(settings: &Settings) -> Result<(), TuiError> {
 /// `run`, with the probe key reading `probing` (an image root or a
 /// Dockerfile) instead of this machine.
 pub fn run_probing(settings: &Settings, probing: ProbeOptions) -> Result<(), TuiError> {
+    run_at(settings, probing, None)
+}
+
+/// Where `lore open` starts: the corpus it resolved the target in (so it is
+/// not loaded twice), the document and the place in it.
+pub struct Start {
+    pub corpus: Arc<Corpus>,
+    pub path: String,
+    pub at: reader::At,
+}
+
+/// `run_probing`, opening the reader at `start` (the library stays behind
+/// it: Backspace returns there).
+pub fn run_at(
+    settings: &Settings,
+    probing: ProbeOptions,
+    start: Option<Start>,
+) -> Result<(), TuiError> {
     if !io::stdout().is_terminal() {
         return Err(TuiError::NotATerminal);
     }
@@ -86,8 +104,17 @@ pub fn run_probing(settings: &Settings, probing: ProbeOptions) -> Result<(), Tui
     let mut warnings = settings.warnings.clone();
     let log_path = install_log(settings, &mut warnings);
     terminal::install_panic_hook(log_path.clone());
-    let (app, mut services) = prepare(settings, warnings, log_path)?;
+    let corpus = start.as_ref().map(|s| Arc::clone(&s.corpus));
+    let (mut app, mut services) = prepare(settings, corpus, warnings, log_path)?;
     services.probing = probing;
+    if let Some(start) = start {
+        app.open_document(
+            &start.path,
+            start.at,
+            Vec::new(),
+            reader::Via::Screen(app::Screen::Library),
+        );
+    }
     terminal::restore_on_signals()?;
     let mut tui = terminal::enter()?;
     let result = event_loop(&mut tui, app, &services);
@@ -124,11 +151,12 @@ fn install_log(settings: &Settings, warnings: &mut Vec<Diagnostic>) -> Option<Pa
 /// The part of start-up that may fail or print, done before raw mode.
 fn prepare(
     settings: &Settings,
+    corpus: Option<Arc<Corpus>>,
     mut warnings: Vec<Diagnostic>,
     log_path: Option<PathBuf>,
 ) -> Result<(App, Services), TuiError> {
     log::info!("lore {} starting", env!("CARGO_PKG_VERSION"));
-    let corpus = Arc::new(Corpus::load(&settings.knowledge));
+    let corpus = corpus.unwrap_or_else(|| Arc::new(Corpus::load(&settings.knowledge)));
     warnings.extend(corpus.warnings.iter().cloned());
     let (keys, key_warnings) = KeyMap::with_overrides(&settings.config.keys);
     let config_name = settings
