@@ -90,7 +90,7 @@ pub enum Command {
 )]
 pub struct OpenArgs {
     /// The document, and optionally the section: PATH, PATH#ANCHOR or PATH:LINE
-    #[arg(value_name = "PATH[#ANCHOR]")]
+    #[arg(value_name = "PATH[#ANCHOR]", add = ArgValueCompleter::new(complete::targets))]
     pub target: String,
 }
 

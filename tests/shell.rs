@@ -55,6 +55,11 @@ fn tab_completes_paths_anchors_trees_and_answers() {
         anchors.contains(&"cuda/20-cupti-deep-dive-arr-coc.md#what-is-cupti".to_string()),
         "{anchors:?}"
     );
+    let anchors = complete(&["lore", "open", "cuda/20-cupti-deep-dive-arr-coc.md#what-is"]);
+    assert!(
+        anchors.contains(&"cuda/20-cupti-deep-dive-arr-coc.md#what-is-cupti".to_string()),
+        "{anchors:?}"
+    );
     assert_eq!(complete(&["lore", "decide", "need-"]), ["need-cupti"]);
     let answers = complete(&["lore", "decide", "need-cupti", "--answer", "torch-install="]);
     assert!(
