@@ -17,6 +17,13 @@ pub const ENV_KNOWLEDGE: &str = "LORE_KNOWLEDGE";
 /// Environment variable: one folder holding config.toml, cache/, data/ and
 /// state/ instead of the platform directories (tests, portable installs).
 pub const ENV_HOME: &str = "LORE_HOME";
+/// The theme when no `--theme` flag gives one: `dark` or `light`.
+pub const ENV_THEME: &str = "LORE_THEME";
+
+/// `TERM=dumb`: a terminal that understands no escape sequences.
+pub fn dumb_terminal() -> bool {
+    std::env::var_os("TERM").is_some_and(|t| t == "dumb")
+}
 
 /// The platform folders lore may use.
 #[derive(Debug, Clone)]
@@ -290,9 +297,32 @@ impl Settings {
         let color = match flags.color {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
-            ColorChoice::Auto => !no_color && std::io::stdout().is_terminal(),
+            ColorChoice::Auto => !no_color && !dumb_terminal() && std::io::stdout().is_terminal(),
         };
-        let theme = flags.theme.or(config.theme).unwrap_or_default();
+        let env_theme = match std::env::var(ENV_THEME) {
+            Ok(value) if !value.trim().is_empty() => {
+                match <ThemeName as clap::ValueEnum>::from_str(value.trim(), true) {
+                    Ok(theme) => Some(theme),
+                    Err(_) => {
+                        warnings.push(Diagnostic::warning(
+                            ENV_THEME,
+                            None,
+                            format!(
+                                "unknown theme `{}` (dark or light); ignored",
+                                crate::text::inline(&value)
+                            ),
+                        ));
+                        None
+                    }
+                }
+            }
+            _ => None,
+        };
+        let theme = flags
+            .theme
+            .or(env_theme)
+            .or(config.theme)
+            .unwrap_or_default();
         Ok(Settings {
             knowledge,
             trees,

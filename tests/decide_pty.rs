@@ -38,6 +38,7 @@ impl Terminal {
             cmd.env(key, value);
         }
         cmd.env_remove("LORE_KNOWLEDGE");
+        cmd.env_remove("LORE_THEME");
         let child = pty.slave.spawn_command(cmd).expect("lore starts");
         drop(pty.slave);
         let mut reader = pty.master.try_clone_reader().unwrap();

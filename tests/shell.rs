@@ -427,3 +427,43 @@ fn lore_open_refuses_what_names_no_document_and_mistyped_verbs() {
         stderr(&out)
     );
 }
+
+/// `LORE_THEME` picks the theme when no `--theme` does; a value that is no
+/// theme is a warning, not an error.
+#[test]
+fn lore_theme_picks_the_theme_and_a_bad_one_is_a_warning() {
+    let home = home();
+    let show = |env: Option<&str>, flag: Option<&str>| {
+        let mut cmd = lore(&home);
+        cmd.args([
+            "show",
+            "20-cupti#what-is-cupti",
+            "--color",
+            "always",
+            "--paging",
+            "never",
+        ]);
+        if let Some(theme) = flag {
+            cmd.args(["--theme", theme]);
+        }
+        match env {
+            Some(value) => cmd.env("LORE_THEME", value),
+            None => cmd.env_remove("LORE_THEME"),
+        };
+        cmd.output().unwrap()
+    };
+    let light = stdout(&show(Some("light"), None));
+    assert_eq!(light, stdout(&show(None, Some("light"))));
+    assert_ne!(light, stdout(&show(Some("dark"), None)));
+    assert_eq!(stdout(&show(Some("dark"), None)), stdout(&show(None, None)));
+    // The flag wins over the environment.
+    assert_eq!(light, stdout(&show(Some("dark"), Some("light"))));
+    let out = show(Some("solarized"), None);
+    assert!(out.status.success());
+    assert!(
+        stderr(&out)
+            .contains("LORE_THEME: warning: unknown theme `solarized` (dark or light); ignored"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -50,6 +50,7 @@ impl Pty {
         cmd.env("LORE_HOME", home.path());
         cmd.env("TERM", "xterm-256color");
         cmd.env_remove("LORE_KNOWLEDGE");
+        cmd.env_remove("LORE_THEME");
         cmd.env_remove("NO_COLOR");
         cmd.env_remove("TMUX");
         for (k, v) in env {
@@ -627,4 +628,25 @@ fn lore_open_starts_in_the_reader_at_the_section() {
     pty.wait_for("cicc: not found");
     pty.send("q");
     assert!(pty.wait_exit().success());
+}
+
+/// `TERM=dumb`: the CLI prints no escape sequences even on a terminal, and
+/// the TUI refuses with a message instead of drawing garbage.
+#[test]
+fn a_dumb_terminal_gets_plain_output_and_no_tui() {
+    let home = common::home();
+    let mut pty = Pty::spawn_with(&home, &["search", "cupti"], &[("TERM", "dumb")], 100, 30);
+    assert!(pty.wait_exit().success());
+    let raw = pty.raw.lock().unwrap().clone();
+    assert!(String::from_utf8_lossy(&raw).contains("cupti"));
+    assert!(!raw.contains(&0x1b), "{:?}", String::from_utf8_lossy(&raw));
+    // The same search on a capable terminal is coloured.
+    let mut pty = Pty::spawn(&home, &["search", "cupti"], 100, 30);
+    assert!(pty.wait_exit().success());
+    assert!(pty.raw.lock().unwrap().contains(&0x1b));
+
+    let mut pty = Pty::spawn_with(&home, &[], &[("TERM", "dumb")], 100, 30);
+    let status = pty.wait_exit();
+    assert_eq!(status.exit_code(), 2);
+    pty.wait_for("TERM=dumb says this terminal cannot");
 }

@@ -96,8 +96,8 @@ fn resolve(corpus: &Corpus, target: &str) -> Result<(String, At), String> {
 fn finish(result: Result<(), TuiError>) -> anyhow::Result<u8> {
     match result {
         Ok(()) => Ok(EXIT_OK),
-        Err(TuiError::NotATerminal) => {
-            eprintln!("lore: error: {}", TuiError::NotATerminal);
+        Err(err @ (TuiError::NotATerminal | TuiError::DumbTerminal)) => {
+            eprintln!("lore: error: {err}");
             Ok(EXIT_USAGE)
         }
         Err(err) => Err(err.into()),

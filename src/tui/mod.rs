@@ -56,6 +56,10 @@ pub enum TuiError {
         "the terminal UI needs a terminal, and stdout is not one; run `lore` in a terminal, or use a verb such as `lore check` (see `lore --help`)"
     )]
     NotATerminal,
+    #[error(
+        "the terminal UI moves the cursor and draws colours, and TERM=dumb says this terminal cannot; use a verb such as `lore search` or `lore show`, or set TERM to your terminal's type"
+    )]
+    DumbTerminal,
     #[error("terminal: {0}")]
     Io(#[from] io::Error),
 }
@@ -98,6 +102,9 @@ pub fn run_at(
 ) -> Result<(), TuiError> {
     if !io::stdout().is_terminal() {
         return Err(TuiError::NotATerminal);
+    }
+    if crate::config::dumb_terminal() {
+        return Err(TuiError::DumbTerminal);
     }
     // The log first, then the panic hook, then everything else: whatever
     // start-up reads (saved walks, trees, config) cannot panic past the hook.

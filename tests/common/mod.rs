@@ -19,6 +19,7 @@ pub fn lore(home: &tempfile::TempDir) -> Command {
     let mut cmd = Command::cargo_bin("lore").expect("the lore binary");
     cmd.env("LORE_HOME", home.path())
         .env_remove("LORE_KNOWLEDGE")
+        .env_remove("LORE_THEME")
         .env_remove("NO_COLOR")
         .env("COLUMNS", "100");
     cmd
