@@ -63,6 +63,32 @@ pub struct Theme {
     pub dim: Style,
 }
 
+/// The light theme's colours (xterm 256-colour indexes; contrast on white
+/// in brackets).
+pub mod light {
+    use ratatui::style::Color;
+    /// #626262 (6.1:1): paths, link targets, counts, borders.
+    pub const GREY: Color = Color::Indexed(241);
+    /// #444444 (9.7:1): quotes, labels.
+    pub const DARK_GREY: Color = Color::Indexed(238);
+    /// #005faf (6.4:1).
+    pub const BLUE: Color = Color::Indexed(25);
+    /// #005f87 (7.0:1).
+    pub const CYAN: Color = Color::Indexed(24);
+    /// #008700 (4.7:1).
+    pub const GREEN: Color = Color::Indexed(28);
+    /// #af0000 (7.4:1).
+    pub const RED: Color = Color::Indexed(124);
+    /// #870087 (8.8:1).
+    pub const MAGENTA: Color = Color::Indexed(90);
+    /// #af5f00 (4.7:1): warnings, fuzzy matches.
+    pub const ORANGE: Color = Color::Indexed(130);
+    /// #ffff87, behind black text: search matches.
+    pub const YELLOW: Color = Color::Indexed(228);
+    /// #d0d0d0, behind black text: the status bar.
+    pub const BAR: Color = Color::Indexed(252);
+}
+
 /// What identifies a theme's output, for caches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ThemeKey {
@@ -161,56 +187,59 @@ impl Theme {
         }
     }
 
+    /// Colours from the xterm 256-colour cube and grey ramp, whose values
+    /// every terminal shares (the 16 named colours are whatever the user's
+    /// palette says): each text colour reaches 4.5:1 on white (WCAG AA).
     fn light() -> Theme {
-        let dim = Style::new().fg(Color::Gray);
+        let dim = Style::new().fg(light::GREY);
         let bold = Style::new().add_modifier(Modifier::BOLD);
         Theme {
             name: Some(ThemeName::Light),
             truecolor: false,
             text: Style::new(),
             headings: [
-                bold.fg(Color::Magenta),
-                bold.fg(Color::Blue),
-                bold.fg(Color::Cyan),
-                bold.fg(Color::Green),
-                bold.fg(Color::Red),
+                bold.fg(light::MAGENTA),
+                bold.fg(light::BLUE),
+                bold.fg(light::CYAN),
+                bold.fg(light::GREEN),
+                bold.fg(light::RED),
                 Style::new()
-                    .fg(Color::DarkGray)
+                    .fg(light::DARK_GREY)
                     .add_modifier(Modifier::ITALIC),
             ],
             emphasis: Style::new().add_modifier(Modifier::ITALIC),
             strong: bold,
             strike: Style::new().add_modifier(Modifier::CROSSED_OUT),
-            inline_code: Style::new().fg(Color::Red),
+            inline_code: Style::new().fg(light::RED),
             code_block: Style::new(),
             code_border: dim,
             code_label: Style::new()
-                .fg(Color::DarkGray)
+                .fg(light::DARK_GREY)
                 .add_modifier(Modifier::ITALIC),
             continuation: dim,
             link: Style::new()
-                .fg(Color::Blue)
+                .fg(light::BLUE)
                 .add_modifier(Modifier::UNDERLINED),
             link_target: dim,
-            link_followable: Style::new().fg(Color::Green),
+            link_followable: Style::new().fg(light::GREEN),
             quote: Style::new()
-                .fg(Color::DarkGray)
+                .fg(light::DARK_GREY)
                 .add_modifier(Modifier::ITALIC),
             quote_mark: dim,
             rule: dim,
-            list_marker: Style::new().fg(Color::Blue),
-            task_done: Style::new().fg(Color::Green),
-            task_open: Style::new().fg(Color::Red),
-            table_header: bold.fg(Color::Blue),
+            list_marker: Style::new().fg(light::BLUE),
+            task_done: Style::new().fg(light::GREEN),
+            task_open: Style::new().fg(light::RED),
+            table_header: bold.fg(light::BLUE),
             table_border: dim,
-            footnote: Style::new().fg(Color::Blue),
+            footnote: Style::new().fg(light::BLUE),
             image: Style::new()
-                .fg(Color::DarkGray)
+                .fg(light::DARK_GREY)
                 .add_modifier(Modifier::ITALIC),
             html: dim,
-            search_match: Style::new().fg(Color::Black).bg(Color::LightYellow),
+            search_match: Style::new().fg(Color::Black).bg(light::YELLOW),
             selection: Style::new().add_modifier(Modifier::REVERSED),
-            status_bar: Style::new().fg(Color::Black).bg(Color::Gray),
+            status_bar: Style::new().fg(Color::Black).bg(light::BAR),
             dim,
         }
     }
