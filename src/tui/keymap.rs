@@ -611,10 +611,26 @@ impl KeyMap {
     }
 
     /// Short hints for the status bar: the first key of each action in `mode`,
-    /// then the global help and quit keys.
+    /// then the global help and quit keys. The library, the first screen,
+    /// starts with the ways to go further: search, the decision trees and
+    /// help, so they show even at 80 columns.
     pub fn hints(&self, mode: Mode) -> Vec<(String, &'static str)> {
         let mut hints: Vec<(String, &'static str)> = Vec::new();
         let mut seen: Vec<&Action> = Vec::new();
+        let global = |wanted: &Action| {
+            self.bindings.iter().find(|b| {
+                b.mode == Mode::Global
+                    && &b.action == wanted
+                    && self.action(mode, b.key).as_ref() == Some(wanted)
+            })
+        };
+        if mode == Mode::Library {
+            for wanted in [Action::Search, Action::Trees, Action::Help] {
+                if let Some(b) = global(&wanted) {
+                    hints.push((b.key.to_string(), b.description));
+                }
+            }
+        }
         for b in self.bindings.iter().filter(|b| b.mode == mode) {
             if !seen.contains(&&b.action) {
                 seen.push(&b.action);
@@ -622,11 +638,9 @@ impl KeyMap {
             }
         }
         for wanted in [Action::Help, Action::Quit] {
-            if let Some(b) = self.bindings.iter().find(|b| {
-                b.mode == Mode::Global
-                    && b.action == wanted
-                    && self.action(mode, b.key).as_ref() == Some(&wanted)
-            }) {
+            if let Some(b) = global(&wanted)
+                && !hints.iter().any(|(_, d)| *d == b.description)
+            {
                 hints.push((b.key.to_string(), b.description));
             }
         }
@@ -919,8 +933,12 @@ mod tests {
     fn hints_start_with_the_modes_first_rows_and_end_with_help_and_quit() {
         let keys = KeyMap::default();
         let hints = keys.hints(Mode::Library);
-        assert_eq!(hints[0], ("Enter".to_string(), "open"));
-        assert_eq!(hints[1], ("f".to_string(), "filter titles"));
+        assert_eq!(hints[0], ("/".to_string(), "search"));
+        assert_eq!(hints[1], ("d".to_string(), "decision trees"));
+        assert_eq!(hints[2], ("?".to_string(), "help"));
+        assert_eq!(hints[3], ("Enter".to_string(), "open"));
+        assert_eq!(hints[4], ("f".to_string(), "filter titles"));
+        assert_eq!(hints.iter().filter(|(k, _)| k == "?").count(), 1);
         assert_eq!(hints.last().unwrap(), &("q".to_string(), "quit"));
         // In the search box `q` and `?` type, so other keys are offered.
         let hints = keys.hints(Mode::Search);
