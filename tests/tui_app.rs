@@ -176,6 +176,37 @@ fn find_counts_matches_and_n_moves_through_them() {
     assert_eq!(a.screen, Screen::Reader);
 }
 
+/// less and vim habits in the reader: `/` finds in the document, and
+/// searching everything is one key away (`s`); elsewhere `/` still searches.
+/// Opening another document drops the old find.
+#[test]
+fn slash_finds_in_the_reader_and_s_searches_everything() {
+    let mut a = app();
+    press(&mut a, &["/"]);
+    assert_eq!(a.screen, Screen::Search, "the library's / searches");
+    press(&mut a, &["esc"]);
+    open(&mut a, CUPTI, At::Top);
+    press(&mut a, &["/"]);
+    assert_eq!(a.mode(), Mode::Find);
+    for c in "libcupti".chars() {
+        a.update(Action::Input(c));
+    }
+    press(&mut a, &["enter"]);
+    assert!(!a.reader.find.marks.is_empty());
+    open(
+        &mut a,
+        "cuda/13-nvidia-container-cuda-packaging.md",
+        At::Top,
+    );
+    assert!(
+        a.reader.find.marks.is_empty(),
+        "a new document starts without the old find"
+    );
+    assert!(a.reader.find.input.text.is_empty());
+    press(&mut a, &["s"]);
+    assert_eq!(a.screen, Screen::Search);
+}
+
 #[test]
 fn the_contents_panel_jumps_to_a_section() {
     let mut a = app();

@@ -356,6 +356,8 @@ pub fn defaults() -> Vec<Binding> {
         (M::Reader, C('y'), A::CopyCode, "copy code block"),
         (M::Reader, C('Y'), A::PickCode, "pick a code block to copy"),
         (M::Reader, C('t'), A::Toc, "contents"),
+        (M::Reader, C('/'), A::Find, "find in this document"),
+        (M::Reader, C('s'), A::Search, "search all documents"),
         (M::Reader, C('f'), A::Find, "find"),
         (M::Reader, Ctrl('f'), A::Find, "find"),
         (M::Reader, C('n'), A::NextMatch, "next match"),
