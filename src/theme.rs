@@ -61,6 +61,8 @@ pub struct Theme {
     pub selection: Style,
     pub status_bar: Style,
     pub dim: Style,
+    /// GitHub alerts: note, tip, important, warning, caution.
+    pub alerts: [Style; 5],
 }
 
 /// The light theme's colours (xterm 256-colour indexes; contrast on white
@@ -138,6 +140,7 @@ impl Theme {
             selection: none,
             status_bar: none,
             dim: none,
+            alerts: [none; 5],
         }
     }
 
@@ -183,6 +186,14 @@ impl Theme {
             search_match: Style::new().fg(Color::Black).bg(Color::Yellow),
             selection: Style::new().add_modifier(Modifier::REVERSED),
             status_bar: Style::new().fg(Color::White).bg(Color::DarkGray),
+            alerts: [
+                Color::LightBlue,
+                Color::LightGreen,
+                Color::LightMagenta,
+                Color::LightYellow,
+                Color::LightRed,
+            ]
+            .map(|c| Style::new().fg(c)),
             dim,
         }
     }
@@ -240,6 +251,14 @@ impl Theme {
             search_match: Style::new().fg(Color::Black).bg(light::YELLOW),
             selection: Style::new().add_modifier(Modifier::REVERSED),
             status_bar: Style::new().fg(Color::Black).bg(light::BAR),
+            alerts: [
+                light::BLUE,
+                light::GREEN,
+                light::MAGENTA,
+                light::ORANGE,
+                light::RED,
+            ]
+            .map(|c| Style::new().fg(c)),
             dim,
         }
     }

@@ -612,3 +612,25 @@ proptest! {
         prop_assert_eq!(rendered.lines.len(), rendered.source_lines.len());
     }
 }
+
+/// GitHub alerts are callouts: the kind as a title in its colour, the bar in
+/// the same colour, and no `[!NOTE]` marker left in the text.
+#[test]
+fn github_alerts_are_callouts_with_their_kind_as_title() {
+    let doc = document(
+        "notes/alerts.md",
+        "# Alerts\n\n> [!NOTE]\n> Read this first.\n\n> [!CAUTION]\n> Do not run it as root.\n\n> A plain quote.\n",
+    );
+    let rendered = plain(&doc, 60);
+    let all = text(&rendered);
+    assert!(all.contains("│ Note\n│ Read this first.\n"), "{all}");
+    assert!(
+        all.contains("│ Caution\n│ Do not run it as root.\n"),
+        "{all}"
+    );
+    assert!(all.contains("│ A plain quote.\n"), "{all}");
+    assert!(!all.contains("[!"), "{all}");
+    let coloured = styles(&coloured(&doc, 60));
+    assert!(coloured.contains("{LightBlue+BOLD:Note}"), "{coloured}");
+    assert!(coloured.contains("{LightRed+BOLD:Caution}"), "{coloured}");
+}

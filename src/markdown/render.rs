@@ -10,7 +10,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use pulldown_cmark::{Event, LinkType, Parser, Tag, TagEnd};
+use pulldown_cmark::{BlockQuoteKind, Event, LinkType, Parser, Tag, TagEnd};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
@@ -117,7 +117,8 @@ impl LineIndex {
 }
 
 enum Container {
-    Quote,
+    /// A quote; a GitHub alert (`> [!NOTE]`) draws its bar in its colour.
+    Quote(Style),
     /// A list item or footnote: a marker on its first line, its width in
     /// spaces on the others.
     Item {
@@ -254,11 +255,30 @@ impl Renderer<'_> {
                     self.push_frag(marker, style, line);
                 }
             }
-            Tag::BlockQuote(_) => {
+            Tag::BlockQuote(kind) => {
                 self.flush_inline();
                 self.blank_if_needed();
-                self.containers.push(Container::Quote);
-                self.block_styles.push(self.theme.quote);
+                match kind {
+                    None => {
+                        self.containers
+                            .push(Container::Quote(self.theme.quote_mark));
+                        self.block_styles.push(self.theme.quote);
+                    }
+                    Some(kind) => {
+                        // A GitHub alert: a callout with its kind as a title
+                        // line, in the kind's colour, and plain text inside.
+                        let (label, style) = alert(self.theme, *kind);
+                        self.containers.push(Container::Quote(style));
+                        self.block_styles.push(self.theme.text);
+                        let title = if self.theme.has_color() {
+                            style.add_modifier(ratatui::style::Modifier::BOLD)
+                        } else {
+                            style
+                        };
+                        self.push_frag(label.to_string(), title, line);
+                        self.flush_inline();
+                    }
+                }
             }
             Tag::CodeBlock(kind) => {
                 self.flush_inline();
@@ -736,7 +756,7 @@ impl Renderer<'_> {
             .containers
             .iter()
             .map(|c| match c {
-                Container::Quote => 2,
+                Container::Quote(_) => 2,
                 Container::Item { width, .. } => *width,
             })
             .sum();
@@ -748,7 +768,7 @@ impl Renderer<'_> {
         let mut spans = Vec::new();
         for container in &mut self.containers {
             match container {
-                Container::Quote => spans.push(Span::styled("│ ", self.theme.quote_mark)),
+                Container::Quote(style) => spans.push(Span::styled("│ ", *style)),
                 Container::Item {
                     marker,
                     width,
@@ -919,4 +939,16 @@ fn truncate(text: &str, width: usize) -> String {
         out.push_str(g);
     }
     out
+}
+
+/// The title and colour of a GitHub alert (`> [!WARNING]`).
+fn alert(theme: &Theme, kind: BlockQuoteKind) -> (&'static str, Style) {
+    let [note, tip, important, warning, caution] = theme.alerts;
+    match kind {
+        BlockQuoteKind::Note => ("Note", note),
+        BlockQuoteKind::Tip => ("Tip", tip),
+        BlockQuoteKind::Important => ("Important", important),
+        BlockQuoteKind::Warning => ("Warning", warning),
+        BlockQuoteKind::Caution => ("Caution", caution),
+    }
 }

@@ -218,6 +218,12 @@ mod tests {
             ("error", chrome.error),
             ("ok", chrome.ok),
         ];
+        for (kind, alert) in t.alerts.iter().enumerate() {
+            styles.push((
+                ["note", "tip", "important", "warning", "caution"][kind],
+                *alert,
+            ));
+        }
         for (level, heading) in t.headings.iter().enumerate() {
             styles.push((["h1", "h2", "h3", "h4", "h5", "h6"][level], *heading));
         }
