@@ -203,6 +203,9 @@ fn slash_finds_in_the_reader_and_s_searches_everything() {
         "a new document starts without the old find"
     );
     assert!(a.reader.find.input.text.is_empty());
+    // `n` with nothing to find names the key that finds, from the key table.
+    press(&mut a, &["n"]);
+    assert_eq!(status(&a), "nothing to find: / finds in this document");
     press(&mut a, &["s"]);
     assert_eq!(a.screen, Screen::Search);
 }

@@ -593,7 +593,16 @@ impl App {
         let find = &mut self.reader.find;
         if find.marks.is_empty() {
             let text = if find.input.is_empty() {
-                "nothing to find: f starts a search in this document".to_string()
+                // The key as the user's key table has it.
+                let key = self
+                    .keys
+                    .bindings()
+                    .iter()
+                    .find(|b| {
+                        b.mode == crate::tui::keymap::Mode::Reader && b.action == Action::Find
+                    })
+                    .map_or_else(|| "find".to_string(), |b| b.key.to_string());
+                format!("nothing to find: {key} finds in this document")
             } else {
                 format!("no match for `{}`", find.input.text)
             };
