@@ -165,7 +165,6 @@ impl Config {
     }
 }
 
-/// `~/x` is relative to the home folder, a relative path to the config file.
 /// Config files near `file` that lore does not read, when `file` itself
 /// is missing: a `config/config.toml` one folder too deep (what
 /// `$LORE_HOME/config/` suggests), a `lore.toml` beside it or one level up
@@ -204,6 +203,7 @@ fn misplaced_configs(file: &Path) -> Vec<Diagnostic> {
         .collect()
 }
 
+/// `~/x` is relative to the home folder, a relative path to the config file.
 fn expand_path(path: &Path, base: &Path) -> PathBuf {
     if let Ok(rest) = path.strip_prefix("~")
         && let Some(home) = std::env::var_os("HOME")

@@ -62,18 +62,30 @@ pub fn needs_escape(ch: char) -> bool {
 /// `needs_escape` names, except a zero-width joiner or non-joiner that
 /// spells a word (see `joins_letters`). Tabs are included.
 pub fn escaped_chars(text: &str) -> impl Iterator<Item = char> + '_ {
+    in_context(text)
+        .filter(|c| !c.spelled && needs_escape(c.ch))
+        .map(|c| c.ch)
+}
+
+/// A character of a text with what `sanitize` and `for_clipboard` need to
+/// know about its place: the next character, and whether it is a joiner
+/// that spells a word (see `joins_letters`).
+#[derive(Clone, Copy)]
+struct InContext {
+    ch: char,
+    next: Option<char>,
+    spelled: bool,
+}
+
+fn in_context(text: &str) -> impl Iterator<Item = InContext> + '_ {
     let mut before = None;
     let mut chars = text.chars().peekable();
     std::iter::from_fn(move || {
-        loop {
-            let ch = chars.next()?;
-            let escaped = needs_escape(ch)
-                && !(is_joiner(ch) && joins_letters(before, chars.peek().copied()));
-            before = Some(ch);
-            if escaped {
-                return Some(ch);
-            }
-        }
+        let ch = chars.next()?;
+        let next = chars.peek().copied();
+        let spelled = is_joiner(ch) && joins_letters(before, next);
+        before = Some(ch);
+        Some(InContext { ch, next, spelled })
     })
 }
 
@@ -106,11 +118,7 @@ fn escape(text: &str, layout: Layout) -> String {
     }
     let mut out = String::with_capacity(text.len() + 8);
     let mut column = 0usize;
-    let mut before = None;
-    let mut chars = text.chars().peekable();
-    while let Some(ch) = chars.next() {
-        let spelled = is_joiner(ch) && joins_letters(before, chars.peek().copied());
-        before = Some(ch);
+    for InContext { ch, spelled, .. } in in_context(text) {
         match ch {
             c if spelled => {
                 out.push(c);
@@ -159,14 +167,10 @@ fn escape(text: &str, layout: Layout) -> String {
 pub fn for_clipboard(text: &str) -> (String, usize) {
     let mut out = String::with_capacity(text.len());
     let mut removed = 0;
-    let mut before = None;
-    let mut chars = text.chars().peekable();
-    while let Some(ch) = chars.next() {
-        let spelled = is_joiner(ch) && joins_letters(before, chars.peek().copied());
-        before = Some(ch);
+    for InContext { ch, next, spelled } in in_context(text) {
         match ch {
             '\n' | '\t' => out.push(ch),
-            '\r' if chars.peek() == Some(&'\n') => {}
+            '\r' if next == Some('\n') => {}
             c if spelled => out.push(c),
             c if needs_escape(c) => removed += 1,
             c => out.push(c),

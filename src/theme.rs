@@ -89,6 +89,8 @@ pub mod light {
     pub const YELLOW: Color = Color::Indexed(228);
     /// #d0d0d0, behind black text: the status bar.
     pub const BAR: Color = Color::Indexed(252);
+    /// #ffffff, on magenta (8.8:1): the current find match.
+    pub const WHITE: Color = Color::Indexed(231);
 }
 
 /// What identifies a theme's output, for caches.

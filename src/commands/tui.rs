@@ -55,9 +55,14 @@ pub fn open_external(
         [target] if looks_like_a_path(target) => open(settings, probing, target),
         _ => {
             let word = words.first().map(String::as_str).unwrap_or_default();
+            let verbs: Vec<String> = <crate::cli::Cli as clap::CommandFactory>::command()
+                .get_subcommands()
+                .map(|c| c.get_name().to_string())
+                .collect();
             eprintln!(
-                "lore: error: `{}` is not a verb (check, decide, show, open, search, index, list, probe, completions, man) nor a document path; see `lore --help`",
-                inline(word)
+                "lore: error: `{}` is not a verb ({}) nor a document path; see `lore --help`",
+                inline(word),
+                verbs.join(", ")
             );
             Ok(EXIT_USAGE)
         }

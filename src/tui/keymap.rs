@@ -612,6 +612,14 @@ impl KeyMap {
             .collect()
     }
 
+    /// The first key bound to `action` in `mode` itself (not a global one).
+    pub fn key_for(&self, mode: Mode, action: &Action) -> Option<Key> {
+        self.bindings
+            .iter()
+            .find(|b| b.mode == mode && &b.action == action)
+            .map(|b| b.key)
+    }
+
     /// Short hints for the status bar: the first key of each action in `mode`,
     /// then the global help and quit keys. The library, the first screen,
     /// starts with the ways to go further: search, the decision trees and

@@ -596,12 +596,8 @@ impl App {
                 // The key as the user's key table has it.
                 let key = self
                     .keys
-                    .bindings()
-                    .iter()
-                    .find(|b| {
-                        b.mode == crate::tui::keymap::Mode::Reader && b.action == Action::Find
-                    })
-                    .map_or_else(|| "find".to_string(), |b| b.key.to_string());
+                    .key_for(crate::tui::keymap::Mode::Reader, &Action::Find)
+                    .map_or_else(|| "find".to_string(), |k| k.to_string());
                 format!("nothing to find: {key} finds in this document")
             } else {
                 format!("no match for `{}`", find.input.text)

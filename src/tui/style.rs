@@ -51,7 +51,7 @@ impl Chrome {
         };
         let on_current = match name {
             ThemeName::Dark => Color::Black,
-            ThemeName::Light => Color::Indexed(231),
+            ThemeName::Light => crate::theme::light::WHITE,
         };
         let (accent, warn, err, ok, current) = match name {
             ThemeName::Dark => (
