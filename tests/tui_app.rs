@@ -615,3 +615,82 @@ fn an_outcome_left_for_the_reader_and_the_list_is_still_there_after() {
     assert_eq!(a.mode(), Mode::Walk, "n starts over");
     assert!(a.trees.walk.as_ref().unwrap().session.path().is_empty());
 }
+
+/// The distinct foreground colours of the rendered lines holding `needle`.
+fn colours_of_lines_with(a: &App, needle: &str) -> std::collections::HashSet<String> {
+    page(a)
+        .rendered
+        .lines
+        .iter()
+        .filter(|line| {
+            let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+            text.contains(needle)
+        })
+        .flat_map(|line| line.spans.iter().map(|s| format!("{:?}", s.style.fg)))
+        .collect()
+}
+
+#[test]
+fn a_big_code_block_opens_at_once_in_plain_text_and_is_coloured_by_the_worker() {
+    use lore::markdown::{Highlighter, INTERACTIVE_LINES};
+    use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+    // A block of Rust far beyond what one render may colour: opening it
+    // must not wait for syntect (a 6.9 MB block once froze the TUI 12 s).
+    let dir = tempfile::tempdir().unwrap();
+    let mut code = String::new();
+    for i in 0..INTERACTIVE_LINES * 5 {
+        code.push_str(&format!("let value{i} = \"text\"; // note {i}\n"));
+    }
+    std::fs::write(
+        dir.path().join("big-block.md"),
+        format!("# Big block\n\n```rust\n{code}```\n"),
+    )
+    .unwrap();
+    let corpus = lore::corpus::Corpus::load(&SourceSet {
+        builtin: Some(&BUILTIN_KNOWLEDGE),
+        overlays: vec![dir.path().to_path_buf()],
+    });
+    let theme = Theme::for_name(lore::config::ThemeName::Dark);
+    let mut a = common::app_on(corpus, theme.clone(), 100, 30);
+    a.update(Action::HighlighterReady);
+    a.take_effects();
+
+    open(&mut a, "big-block.md", At::Line(1));
+    let plain = colours_of_lines_with(&a, "let value7 ");
+    assert_eq!(
+        plain.len(),
+        1,
+        "drawn plain at first, in one style: {plain:?}"
+    );
+    let handed_over: Vec<_> = a
+        .take_effects()
+        .into_iter()
+        .filter_map(|e| match e {
+            Effect::Highlight(doc) => Some(doc),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        handed_over.len(),
+        1,
+        "the block goes to the highlighter worker"
+    );
+    assert_eq!(handed_over[0].path, "big-block.md");
+
+    // What the worker does, then its answer.
+    Highlighter::global().prepare(&handed_over[0], &theme);
+    a.update(Action::Highlighted("big-block.md".to_string()));
+    let coloured = colours_of_lines_with(&a, "let value7 ");
+    assert!(
+        coloured.len() >= 3,
+        "keyword, string and comment in colour once the worker is done: {coloured:?}"
+    );
+    // Reopening does not hand the document over again.
+    press(&mut a, &["esc"]);
+    open(&mut a, "big-block.md", At::Line(1));
+    assert!(
+        !a.take_effects()
+            .iter()
+            .any(|e| matches!(e, Effect::Highlight(_)))
+    );
+}

@@ -19,7 +19,9 @@ use std::sync::Arc;
 use ratatui::text::Line;
 
 pub use ansi::{to_ansi, write_ansi};
-pub use highlight::{FENCE_ALIASES, HighlightedLines, Highlighter, PLAIN_FENCES};
+pub use highlight::{
+    FENCE_ALIASES, HighlightedLines, Highlighter, INTERACTIVE_LINES, PLAIN_FENCES,
+};
 pub use render::{MAX_LINK_PIECES, MIN_WIDTH};
 pub use wrap::width as display_width;
 

@@ -357,6 +357,26 @@ mod tests {
     }
 
     #[test]
+    fn a_hostile_section_is_looked_at_only_up_to_its_scan_bound() {
+        // 300,000 lines that all match (one such section took 16 s per
+        // search), then the best line of all, past `SCAN_BYTES`: the snippet
+        // comes from the lines within the bound.
+        let m = matcher(&[("cupti", 1.0), ("libcupti.so.12", 5.0)]);
+        let mut section = "cupti line\n".repeat(300_000);
+        assert!(section.len() > 10 * SCAN_BYTES);
+        section.push_str("ImportError: libcupti.so.12 cupti\n");
+        let s = snippet(&section, &m, 80);
+        assert_eq!(s.text, "cupti line");
+        assert_eq!(&s.text[s.highlights[0].clone()], "cupti");
+        // A bound that falls inside a character or a line still cuts at a
+        // line end.
+        let wide = format!("{}\nneedle\n", "é".repeat(SCAN_BYTES));
+        let s = snippet(&wide, &matcher(&[("needle", 1.0)]), 80);
+        assert!(!s.text.contains("needle"), "{}", s.text);
+        assert!(s.text.chars().all(|c| c == 'é' || c == '…'), "{}", s.text);
+    }
+
+    #[test]
     fn markdown_markers_go() {
         assert_eq!(clean_markdown("## Heading"), "Heading");
         assert_eq!(clean_markdown("> - **Bold** `code`"), "Bold code");

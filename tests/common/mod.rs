@@ -46,13 +46,24 @@ pub fn check_dir(dir: &std::path::Path) -> (i32, String) {
 /// The TUI's app on the shipped knowledge and trees, as `lore` would start it
 /// (no config, no saved walks, nowhere to save), for state and screen tests.
 pub fn shipped_app(theme: lore::theme::Theme, width: u16, height: u16) -> lore::tui::app::App {
-    use std::sync::Arc;
-
-    use lore::sources::{BUILTIN_KNOWLEDGE, BUILTIN_TREES, SourceSet};
+    use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
     let corpus = lore::corpus::Corpus::load(&SourceSet {
         builtin: Some(&BUILTIN_KNOWLEDGE),
         overlays: Vec::new(),
     });
+    app_on(corpus, theme, width, height)
+}
+
+/// The TUI's app on `corpus` and the shipped trees, as `shipped_app`.
+pub fn app_on(
+    corpus: lore::corpus::Corpus,
+    theme: lore::theme::Theme,
+    width: u16,
+    height: u16,
+) -> lore::tui::app::App {
+    use std::sync::Arc;
+
+    use lore::sources::{BUILTIN_TREES, SourceSet};
     let trees = lore::decide::load(
         &SourceSet {
             builtin: Some(&BUILTIN_TREES),
