@@ -162,22 +162,18 @@ fn headings_map_to_their_lines_and_anchors() {
     for (heading, section) in rendered.headings.iter().zip(&doc.sections) {
         assert_eq!(heading.anchor, section.anchor);
         assert_eq!(heading.level, section.level);
-        assert_eq!(rendered.source_lines[heading.line], section.line);
+        assert_eq!(rendered.source_lines[heading.line] as usize, section.line);
         assert!(
-            text_of(&rendered.lines[heading.line])
+            text_of(&rendered.lines.line(heading.line))
                 .contains(heading.title.split(' ').next().unwrap()),
             "{heading:?}"
         );
     }
-    let anchors: Vec<&str> = rendered
-        .headings
-        .iter()
-        .map(|h| h.anchor.as_str())
-        .collect();
+    let anchors: Vec<&str> = rendered.headings.iter().map(|h| h.anchor).collect();
     assert!(anchors.contains(&"custom-id"));
     assert!(anchors.contains(&"lists") && anchors.contains(&"lists-1"));
     let code = rendered.line_for_anchor("code").unwrap();
-    assert_eq!(text_of(&rendered.lines[code]), "Code");
+    assert_eq!(text_of(&rendered.lines.line(code)), "Code");
     assert_eq!(rendered.line_for_anchor("#code"), Some(code));
     assert_eq!(rendered.line_for_anchor("nope"), None);
 }
@@ -187,7 +183,11 @@ fn a_section_range_stops_at_the_next_heading_of_its_level() {
     let doc = showcase();
     let rendered = plain(&doc, 80);
     let range = rendered.section_range("tables");
-    let lines: Vec<String> = rendered.lines[range.clone()].iter().map(text_of).collect();
+    let lines: Vec<String> = rendered
+        .lines
+        .range(range.clone())
+        .map(|l| text_of(&l))
+        .collect();
     assert_eq!(lines[0], "Tables");
     // Its subsection comes along, the next level-2 heading does not.
     assert!(lines.iter().any(|l| l == "### Footnotes and HTML"));
@@ -207,10 +207,10 @@ fn source_lines_follow_the_file() {
     let file_lines: Vec<&str> = doc.text.lines().collect();
     let fence = file_lines.iter().position(|l| *l == "```python").unwrap() + 1;
     let at = rendered.line_for_source_line(fence + 2);
-    assert!(text_of(&rendered.lines[at]).starts_with("print(torch.cuda.is_available())"));
+    assert!(text_of(&rendered.lines.line(at)).starts_with("print(torch.cuda.is_available())"));
     // A blank file line lands on the next block; past the end, the last line.
     let blank = file_lines.iter().position(|l| l.is_empty()).unwrap() + 1;
-    assert!(rendered.source_lines[rendered.line_for_source_line(blank)] > blank);
+    assert!(rendered.source_lines[rendered.line_for_source_line(blank)] as usize > blank);
     assert_eq!(
         rendered.line_for_source_line(100_000),
         rendered.lines.len() - 1
@@ -244,7 +244,7 @@ fn links_know_their_columns_and_targets() {
             anchor: Some("tables".into())
         }
     );
-    let line = text_of(&rendered.lines[tables.line]);
+    let line = text_of(&rendered.lines.line(tables.line));
     let shown: String = columns(&line, tables.start_col, tables.end_col);
     assert_eq!(shown, "→tables (#tables)");
     let web = piece("NVIDIA");
@@ -252,7 +252,7 @@ fn links_know_their_columns_and_targets() {
     assert_eq!(web.dest, "https://developer.nvidia.com/cuda-zone");
     // Every piece's columns hold part of its text or its target.
     for link in &rendered.links {
-        let line = text_of(&rendered.lines[link.line]);
+        let line = text_of(&rendered.lines.line(link.line));
         let shown = columns(&line, link.start_col, link.end_col);
         let whole = format!("→{} ({})", link.text, link.dest);
         assert!(
@@ -284,7 +284,7 @@ fn a_huge_link_is_shown_whole_but_mapped_on_its_first_lines_only() {
     );
     let rendered = plain(&doc, 10);
     assert!(rendered.lines.len() > 20_000, "{}", rendered.lines.len());
-    let shown: String = rendered.lines.iter().map(text_of).collect();
+    let shown: String = rendered.lines.iter().map(|l| text_of(&l)).collect();
     assert_eq!(shown.matches('b').count(), 2 * 100_000);
     for index in 0..2 {
         let pieces = rendered.links.iter().filter(|l| l.index == index).count();
@@ -336,11 +336,12 @@ fn code_blocks_keep_language_lines_and_raw_text() {
         bash.raw.contains("\t# a tab"),
         "raw keeps the tab for copying"
     );
-    assert!(text_of(&rendered.lines[bash.first_line]).starts_with("┌─ bash "));
-    assert!(text_of(&rendered.lines[bash.last_line]).starts_with("└─"));
-    let body: Vec<String> = rendered.lines[bash.first_line + 1..bash.last_line]
-        .iter()
-        .map(text_of)
+    assert!(text_of(&rendered.lines.line(bash.first_line)).starts_with("┌─ bash "));
+    assert!(text_of(&rendered.lines.line(bash.last_line)).starts_with("└─"));
+    let body: Vec<String> = rendered
+        .lines
+        .range(bash.first_line + 1..bash.last_line)
+        .map(|l| text_of(&l))
         .collect();
     assert_eq!(
         body[0],
@@ -355,10 +356,9 @@ fn code_is_highlighted_only_when_asked() {
     let doc = showcase();
     let is_coloured = |r: &Rendered| {
         let c = &r.code_blocks[2];
-        r.lines[c.first_line + 1..c.last_line]
-            .iter()
-            .flat_map(|l| &l.spans)
-            .any(|s| s.style.fg.is_some())
+        r.lines
+            .range(c.first_line + 1..c.last_line)
+            .any(|l| l.spans.iter().any(|s| s.style.fg.is_some()))
     };
     assert!(is_coloured(&coloured(&doc, 80)));
     let no_highlighter = render(
@@ -514,7 +514,7 @@ fn every_shipped_document_renders_within_its_width() {
                     "{} line {i} is {} wide at {width}: {:?}",
                     doc.path,
                     line.width(),
-                    text_of(line)
+                    text_of(&line)
                 );
             }
         }
@@ -585,7 +585,7 @@ proptest! {
             // An escape (`<U+200D>`) is never cut in two, so in the narrowest
             // indented columns it alone may pass the width, by less than
             // its own length.
-            let text = text_of(line);
+            let text = text_of(&line);
             prop_assert!(
                 line.width() <= usize::from(width)
                     || (text.contains("<U+") && line.width() <= usize::from(width) + 10),
@@ -598,7 +598,7 @@ proptest! {
         for link in &rendered.links {
             prop_assert!(link.line < rendered.lines.len());
             prop_assert!(link.start_col < link.end_col);
-            prop_assert!(link.end_col <= rendered.lines[link.line].width());
+            prop_assert!(link.end_col <= rendered.lines.width(link.line));
         }
         for code in &rendered.code_blocks {
             prop_assert!(code.first_line <= code.last_line && code.last_line < rendered.lines.len());

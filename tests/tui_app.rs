@@ -626,7 +626,12 @@ fn colours_of_lines_with(a: &App, needle: &str) -> std::collections::HashSet<Str
             let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
             text.contains(needle)
         })
-        .flat_map(|line| line.spans.iter().map(|s| format!("{:?}", s.style.fg)))
+        .flat_map(|line| {
+            line.spans
+                .iter()
+                .map(|s| format!("{:?}", s.style.fg))
+                .collect::<Vec<_>>()
+        })
         .collect()
 }
 

@@ -50,7 +50,7 @@ pub fn run(settings: &Settings, args: &ShowArgs) -> anyhow::Result<u8> {
         None => 0..rendered.lines.len(),
     };
     let mut text = Vec::new();
-    write_ansi(&mut text, &rendered.lines[range], color)?;
+    write_ansi(&mut text, rendered.lines.range(range), color)?;
     if pager::wanted(args.paging) {
         pager::page(&text)?;
     } else {

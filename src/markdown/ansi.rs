@@ -6,6 +6,7 @@
 //! layer above did. The only escape sequences in the output are the SGR ones
 //! written below.
 
+use std::borrow::Borrow;
 use std::fmt::Write as _;
 use std::io;
 
@@ -15,20 +16,24 @@ use ratatui::text::Line;
 use crate::text::{needs_escape, sanitize};
 
 /// The lines as one string, each ending in a newline.
-pub fn to_ansi(lines: &[Line<'_>], color: bool) -> String {
+pub fn to_ansi<'a>(lines: impl IntoIterator<Item = impl Borrow<Line<'a>>>, color: bool) -> String {
     let mut out = String::new();
     for line in lines {
-        push_line(&mut out, line, color);
+        push_line(&mut out, line.borrow(), color);
     }
     out
 }
 
 /// Writes the lines to `out`, each ending in a newline.
-pub fn write_ansi(out: &mut impl io::Write, lines: &[Line<'_>], color: bool) -> io::Result<()> {
+pub fn write_ansi<'a>(
+    out: &mut impl io::Write,
+    lines: impl IntoIterator<Item = impl Borrow<Line<'a>>>,
+    color: bool,
+) -> io::Result<()> {
     let mut buffer = String::new();
     for line in lines {
         buffer.clear();
-        push_line(&mut buffer, line, color);
+        push_line(&mut buffer, line.borrow(), color);
         out.write_all(buffer.as_bytes())?;
     }
     Ok(())

@@ -21,13 +21,12 @@ use ratatui::text::Span;
 use syntect::easy::HighlightLines;
 use syntect::highlighting::FontStyle;
 use syntect::parsing::{SyntaxReference, SyntaxSet};
-use syntect::util::LinesWithEndings;
 use two_face::theme::EmbeddedLazyThemeSet;
 
 use crate::theme::{Theme, ThemeKey};
 
 /// Highlighted lines of one code block.
-pub type HighlightedLines = Vec<Vec<Span<'static>>>;
+pub type HighlightedLines = super::Lines;
 
 /// Blocks remembered before the memo starts over (the whole shipped corpus
 /// has about 400).
@@ -359,28 +358,19 @@ impl Highlighter {
         theme_name: two_face::theme::EmbeddedThemeName,
         theme: &Theme,
     ) -> Option<HighlightedLines> {
-        // Line by line: `lines` understands CRLF, which sanitize would show as `^M`.
-        let code: String = code
-            .lines()
-            .flat_map(|line| [crate::text::sanitize(line), "\n".to_string()])
-            .collect();
+        // Line by line: `lines` understands CRLF, which sanitize would show
+        // as `^M`. One line at a time, not a sanitized copy of the block.
         let mut lines = HighlightLines::new(syntax, self.shared.themes.get(theme_name));
-        let mut out = Vec::new();
-        for line in LinesWithEndings::from(&code) {
-            let regions = lines.highlight_line(line, &self.shared.syntaxes).ok()?;
-            let mut spans: Vec<Span<'static>> = Vec::with_capacity(regions.len());
-            for (style, text) in regions {
-                let text = text.trim_end_matches(['\n', '\r']);
-                if text.is_empty() {
-                    continue;
-                }
-                let style = convert(style, theme);
-                match spans.last_mut() {
-                    Some(last) if last.style == style => last.content.to_mut().push_str(text),
-                    _ => spans.push(Span::styled(text.to_string(), style)),
-                }
-            }
-            out.push(spans);
+        let mut out = HighlightedLines::with_capacity(code.lines().count(), code.len());
+        let mut line = String::new();
+        for raw in code.lines() {
+            line.clear();
+            line.push_str(&crate::text::sanitize(raw));
+            line.push('\n');
+            let regions = lines.highlight_line(&line, &self.shared.syntaxes).ok()?;
+            out.push(regions.into_iter().map(|(style, text)| {
+                Span::styled(text.trim_end_matches(['\n', '\r']), convert(style, theme))
+            }));
         }
         Some(out)
     }

@@ -7,7 +7,10 @@
 //! is reused, so an anchor here is always the anchor `lore check` validated.
 
 mod ansi;
+mod chunks;
+mod headings;
 mod highlight;
+mod lines;
 mod render;
 mod table;
 mod wrap;
@@ -16,12 +19,12 @@ use std::collections::VecDeque;
 use std::ops::Range;
 use std::sync::Arc;
 
-use ratatui::text::Line;
-
 pub use ansi::{to_ansi, write_ansi};
+pub use headings::{Headings, RenderedHeading};
 pub use highlight::{
     FENCE_ALIASES, HighlightedLines, Highlighter, INTERACTIVE_LINES, PLAIN_FENCES,
 };
+pub use lines::Lines;
 pub use render::{MAX_LINK_PIECES, MIN_WIDTH};
 pub use wrap::width as display_width;
 
@@ -48,23 +51,14 @@ pub const UNWRAPPED: u16 = u16::MAX;
 /// A document laid out for one width and theme.
 #[derive(Debug, Clone, Default)]
 pub struct Rendered {
-    pub lines: Vec<Line<'static>>,
+    pub lines: Lines,
     /// The file line (1-based, front matter counted) each rendered line comes
     /// from; never decreasing.
-    pub source_lines: Vec<usize>,
-    pub headings: Vec<RenderedHeading>,
+    pub source_lines: Vec<u32>,
+    pub headings: Headings,
     /// Link pieces in screen order; a link that wraps has one piece per line.
     pub links: Vec<RenderedLink>,
     pub code_blocks: Vec<RenderedCode>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RenderedHeading {
-    pub anchor: String,
-    pub level: u8,
-    pub title: String,
-    /// Rendered line of the heading's first line.
-    pub line: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,6 +95,24 @@ pub fn render(doc: &Document, options: &RenderOptions<'_>) -> Rendered {
 }
 
 impl Rendered {
+    /// An empty rendering with room for what `doc` is likely to need: twice
+    /// its lines, three times its text. A big document's buffers then do not
+    /// grow by copying, which left each old buffer's pages resident (memory
+    /// reserved and never written costs nothing).
+    fn with_room_for(doc: &Document, file_lines: usize) -> Rendered {
+        let bytes: usize = doc
+            .sections
+            .iter()
+            .map(|s| s.anchor.len() + s.title.len())
+            .sum();
+        Rendered {
+            lines: Lines::with_capacity(file_lines * 2, doc.text.len() * 3),
+            source_lines: Vec::with_capacity(file_lines * 2),
+            headings: Headings::with_capacity(doc.sections.len(), bytes),
+            ..Rendered::default()
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.lines.len()
     }
@@ -114,7 +126,7 @@ impl Rendered {
         self.heading(anchor).map(|h| h.line)
     }
 
-    fn heading(&self, anchor: &str) -> Option<&RenderedHeading> {
+    fn heading(&self, anchor: &str) -> Option<RenderedHeading<'_>> {
         let anchor = anchor.strip_prefix('#').unwrap_or(anchor);
         self.headings.iter().find(|h| h.anchor == anchor)
     }
@@ -122,7 +134,7 @@ impl Rendered {
     /// The first rendered line showing file line `line` or what follows it
     /// (a blank file line maps to the next block); past the end, the last line.
     pub fn line_for_source_line(&self, line: usize) -> usize {
-        let i = self.source_lines.partition_point(|&s| s < line);
+        let i = self.source_lines.partition_point(|&s| (s as usize) < line);
         i.min(self.lines.len().saturating_sub(1))
     }
 
@@ -130,19 +142,15 @@ impl Rendered {
     /// to the next heading of the same or a higher level. Empty if there is no
     /// such anchor.
     pub fn section_range(&self, anchor: &str) -> Range<usize> {
-        let Some(i) = self
-            .headings
-            .iter()
-            .position(|h| h.anchor == anchor.strip_prefix('#').unwrap_or(anchor))
-        else {
+        let anchor = anchor.strip_prefix('#').unwrap_or(anchor);
+        let mut headings = self.headings.iter();
+        let Some(heading) = headings.find(|h| h.anchor == anchor) else {
             return 0..0;
         };
-        let heading = &self.headings[i];
-        let mut end = self.headings[i + 1..]
-            .iter()
+        let mut end = headings
             .find(|h| h.level <= heading.level)
             .map_or(self.lines.len(), |h| h.line);
-        while end > heading.line + 1 && self.lines[end - 1].width() == 0 {
+        while end > heading.line + 1 && self.lines.width(end - 1) == 0 {
             end -= 1;
         }
         heading.line..end

@@ -7,17 +7,17 @@
 //! Every piece of file text is sanitized before it is measured, so control
 //! characters can neither reach the terminal nor upset the widths.
 
-use std::collections::VecDeque;
-use std::sync::Arc;
+use std::collections::{HashMap, VecDeque};
 
-use pulldown_cmark::{BlockQuoteKind, Event, LinkType, Parser, Tag, TagEnd};
+use pulldown_cmark::{BlockQuoteKind, BrokenLink, Event, LinkType, Parser, Tag, TagEnd};
 use ratatui::style::Style;
-use ratatui::text::{Line, Span};
+use ratatui::text::Span;
 
-use super::highlight::{HighlightedLines, Highlighter};
+use super::chunks;
+use super::highlight::Highlighter;
 use super::table::{self, Row};
 use super::wrap::{self, Frag, Inline, WrappedLine, break_preformatted, wrap};
-use super::{RenderOptions, Rendered, RenderedCode, RenderedHeading, RenderedLink};
+use super::{RenderOptions, Rendered, RenderedCode, RenderedLink};
 use crate::corpus::{Document, LinkTarget, fence_language, markdown_options, resolve, slug};
 use crate::text::sanitize;
 use crate::theme::Theme;
@@ -44,6 +44,11 @@ const MIN_FRAME: usize = 16;
 pub const MAX_LINK_PIECES: usize = 8;
 
 pub fn render(doc: &Document, options: &RenderOptions<'_>) -> Rendered {
+    render_in_parts(doc, options, chunks::PART_BYTES)
+}
+
+/// `render`, parsing the body in parts of about `part_bytes`.
+fn render_in_parts(doc: &Document, options: &RenderOptions<'_>, part_bytes: usize) -> Rendered {
     let width = usize::from(options.width).max(MIN_WIDTH);
     let highlighter = options.highlighter.filter(|_| options.theme.has_color());
     if let Some(highlighter) = highlighter {
@@ -51,14 +56,16 @@ pub fn render(doc: &Document, options: &RenderOptions<'_>) -> Rendered {
         // then finds each one remembered.
         highlighter.prepare(doc, options.theme);
     }
+    let index = LineIndex::new(&doc.text);
+    let file_lines = index.starts.len();
     let mut r = Renderer {
         doc,
         theme: options.theme,
         highlighter,
         width,
         wrap_code: options.wrap_code,
-        lines: LineIndex::new(&doc.text),
-        out: Rendered::default(),
+        lines: index,
+        out: Rendered::with_room_for(doc, file_lines),
         containers: Vec::new(),
         lists: Vec::new(),
         need_blank: false,
@@ -76,18 +83,37 @@ pub fn render(doc: &Document, options: &RenderOptions<'_>) -> Rendered {
         lead: None,
     };
     let body = doc.body();
-    // Events are taken as they come, with the two the layout looks ahead
-    // at: collected whole, they took more memory than the rendered lines
-    // (about 100 bytes an event, several events a line).
-    let mut events = Parser::new_ext(body, markdown_options()).into_offset_iter();
-    let mut ahead: VecDeque<Spanned<'_>> = events.by_ref().take(LOOKAHEAD + 1).collect();
-    while let Some((event, range)) = ahead.pop_front() {
-        ahead.extend(events.by_ref().take(LOOKAHEAD - ahead.len()));
-        let line = r.lines.line(doc.body_offset + range.start);
-        let end_line = r
-            .lines
-            .line(doc.body_offset + range.end.saturating_sub(1).max(range.start));
-        r.event(&event, line, end_line, ahead.make_contiguous());
+    // A big body is parsed a part at a time (see `chunks`); the parts then
+    // share the document's link reference definitions.
+    let parts = chunks::chunks(body, part_bytes);
+    let definitions = if parts.len() > 1 {
+        chunks::reference_definitions(body)
+    } else {
+        HashMap::new()
+    };
+    for part in &parts {
+        let mut defined = |link: BrokenLink<'_>| {
+            definitions
+                .get(&chunks::normalize_label(&link.reference))
+                .map(|(dest, title)| (dest.clone().into(), title.clone().into()))
+        };
+        // Events are taken as they come, with the two the layout looks
+        // ahead at: collected whole, they took more memory than the
+        // rendered lines (about 100 bytes an event, several events a line).
+        let mut events = Parser::new_with_broken_link_callback(
+            &part.text,
+            markdown_options(),
+            Some(&mut defined),
+        )
+        .into_offset_iter();
+        let mut ahead: VecDeque<Spanned<'_>> = events.by_ref().take(LOOKAHEAD + 1).collect();
+        while let Some((event, range)) = ahead.pop_front() {
+            ahead.extend(events.by_ref().take(LOOKAHEAD - ahead.len()));
+            let at = |offset: usize| r.lines.line(doc.body_offset + part.body_offset(offset));
+            let line = at(range.start);
+            let end_line = at(range.end.saturating_sub(1).max(range.start));
+            r.event(&event, line, end_line, ahead.make_contiguous());
+        }
     }
     r.flush_inline();
     r.finish()
@@ -99,20 +125,27 @@ const LOOKAHEAD: usize = 2;
 /// An event and the byte range of the body it came from.
 type Spanned<'a> = (Event<'a>, std::ops::Range<usize>);
 
-/// 1-based line numbers of byte offsets in the whole file.
+/// 1-based line numbers of byte offsets in the whole file (files lore reads
+/// are far below 4 GiB; offsets past that count as the last line).
 struct LineIndex {
-    starts: Vec<usize>,
+    starts: Vec<u32>,
 }
 
 impl LineIndex {
     fn new(text: &str) -> Self {
-        let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        let mut starts = Vec::with_capacity(text.bytes().filter(|&b| b == b'\n').count() + 1);
+        starts.push(0);
+        starts.extend(
+            text.match_indices('\n')
+                .map_while(|(i, _)| u32::try_from(i + 1).ok()),
+        );
         Self { starts }
     }
 
     fn line(&self, offset: usize) -> usize {
-        self.starts.partition_point(|&s| s <= offset).max(1)
+        self.starts
+            .partition_point(|&s| s as usize <= offset)
+            .max(1)
     }
 }
 
@@ -585,7 +618,7 @@ impl Renderer<'_> {
             first.get_or_insert(index);
         }
         let style = self.theme.heading(level);
-        let source = self.out.source_lines.last().copied().unwrap_or(1);
+        let source = self.last_source(1);
         if level <= 2 && widest > 0 {
             let bar = if level == 1 { "═" } else { "─" };
             self.push_line(vec![Span::styled(bar.repeat(widest), style)], source, &[]);
@@ -597,12 +630,9 @@ impl Renderer<'_> {
             None => (slug(title.trim()), title.trim().to_string()),
         };
         let line = first.unwrap_or_else(|| self.out.lines.len().saturating_sub(1));
-        self.out.headings.push(RenderedHeading {
-            anchor,
-            level,
-            title: sanitize(&title),
-            line,
-        });
+        self.out
+            .headings
+            .push(&anchor, level, &sanitize(&title), line);
         self.block_styles.pop();
         self.need_blank = true;
     }
@@ -616,19 +646,14 @@ impl Renderer<'_> {
             (Some(h), Some(lang)) => h.highlight(&code.raw, lang, self.theme),
             _ => None,
         };
-        let lines: Arc<HighlightedLines> = highlighted.unwrap_or_else(|| {
-            Arc::new(
-                code.raw
-                    .lines()
-                    .map(|l| vec![Span::styled(sanitize(l), self.theme.code_block)])
-                    .collect(),
-            )
-        });
-        let widest = lines
-            .iter()
-            .map(|l| l.iter().map(|s| wrap::width(&s.content)).sum::<usize>())
-            .max()
-            .unwrap_or(0);
+        // Plain code is taken line by line from the raw text: a copy of a
+        // block of 600,000 short lines as spans took 20 times its size.
+        let plain = |line: &str| vec![Span::styled(sanitize(line), self.theme.code_block)];
+        let widest = match &highlighted {
+            Some(lines) => (0..lines.len()).map(|i| lines.width(i)).max(),
+            None => code.raw.lines().map(|l| wrap::width(&sanitize(l))).max(),
+        }
+        .unwrap_or(0);
 
         // Top frame `┌─ bash ────`, as wide as the code (within the width).
         let mut top = vec![Span::styled("┌─", self.theme.code_border)];
@@ -651,13 +676,21 @@ impl Renderer<'_> {
         let top_index = self.out.lines.len() - 1;
 
         let start = code.first_text_line.unwrap_or(code.fence_line + 1);
-        for (i, spans) in lines.iter().enumerate() {
+        let count = highlighted
+            .as_ref()
+            .map_or_else(|| code.raw.lines().count(), |lines| lines.len());
+        let mut raw_lines = code.raw.lines();
+        for i in 0..count {
+            let spans = match &highlighted {
+                Some(lines) => owned(lines.line(i).spans),
+                None => plain(raw_lines.next().unwrap_or_default()),
+            };
             let source = start + i;
             if !self.wrap_code {
-                self.push_line(spans.clone(), source, &[]);
+                self.push_line(spans, source, &[]);
                 continue;
             }
-            for (k, mut piece) in break_preformatted(spans, width, CONTINUATION_WIDTH)
+            for (k, mut piece) in break_preformatted(&spans, width, CONTINUATION_WIDTH)
                 .into_iter()
                 .enumerate()
             {
@@ -735,7 +768,7 @@ impl Renderer<'_> {
 
     fn push_wrapped(&mut self, line: WrappedLine) -> usize {
         let source = if line.source == 0 {
-            self.out.source_lines.last().copied().unwrap_or(1)
+            self.last_source(1)
         } else {
             line.source
         };
@@ -810,9 +843,9 @@ impl Renderer<'_> {
                 break;
             }
         }
-        let source = self.out.source_lines.last().copied().unwrap_or(1);
-        self.out.lines.push(Line::from(prefix));
-        self.out.source_lines.push(source);
+        let source = self.last_source(1);
+        self.out.lines.push(prefix);
+        self.out.source_lines.push(file_line(source));
     }
 
     /// Appends one line inside the current containers; returns its index.
@@ -845,20 +878,43 @@ impl Renderer<'_> {
         }
         // Keep source lines monotonic so a binary search finds the first
         // screen line of any file line.
-        let last = self.out.source_lines.last().copied().unwrap_or(0);
-        self.out.lines.push(Line::from(line));
-        self.out.source_lines.push(source.max(last));
+        let last = self.last_source(0);
+        self.out.lines.push(line);
+        self.out.source_lines.push(file_line(source.max(last)));
         index
+    }
+
+    /// The file line of the last rendered line, or `none`.
+    fn last_source(&self, none: usize) -> usize {
+        self.out
+            .source_lines
+            .last()
+            .map_or(none, |&line| line as usize)
     }
 
     fn finish(mut self) -> Rendered {
         // No trailing blank line.
-        while self.out.lines.last().is_some_and(|l| l.width() == 0) {
+        while let Some(last) = self.out.lines.len().checked_sub(1)
+            && self.out.lines.width(last) == 0
+        {
             self.out.lines.pop();
             self.out.source_lines.pop();
         }
         self.out
     }
+}
+
+/// A file line as `Rendered::source_lines` keeps it.
+fn file_line(line: usize) -> u32 {
+    u32::try_from(line).unwrap_or(u32::MAX)
+}
+
+/// Spans that borrow, as spans that own their text.
+fn owned(spans: Vec<Span<'_>>) -> Vec<Span<'static>> {
+    spans
+        .into_iter()
+        .map(|s| Span::styled(s.content.into_owned(), s.style))
+        .collect()
 }
 
 /// The corpus writes finished tasks as a literal `[✓]` (or `[✔]`) at the start
@@ -950,5 +1006,96 @@ fn alert(theme: &Theme, kind: BlockQuoteKind) -> (&'static str, Style) {
         BlockQuoteKind::Important => ("Important", important),
         BlockQuoteKind::Warning => ("Warning", warning),
         BlockQuoteKind::Caution => ("Caution", caution),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::Corpus;
+    use crate::sources::{BUILTIN_KNOWLEDGE, Origin, SourceFile, SourceSet};
+
+    fn options(theme: &Theme) -> RenderOptions<'_> {
+        RenderOptions {
+            width: 100,
+            theme,
+            highlighter: None,
+            wrap_code: true,
+        }
+    }
+
+    /// The text a reader gets from a render, apart from what parsing in parts
+    /// may change on purpose: blank lines (a list cut in two) and tables
+    /// (each part fits its columns and repeats the header).
+    fn prose(r: &Rendered) -> Vec<String> {
+        (0..r.lines.len())
+            .map(|i| r.lines.text(i).trim_end().to_string())
+            .filter(|t| !t.is_empty() && !t.contains('│') && !t.contains('┼'))
+            .collect()
+    }
+
+    fn links(r: &Rendered) -> Vec<(usize, String)> {
+        let mut out: Vec<(usize, String)> =
+            r.links.iter().map(|l| (l.index, l.dest.clone())).collect();
+        out.dedup();
+        out
+    }
+
+    #[test]
+    fn parsing_in_parts_keeps_every_heading_link_code_block_and_line_of_prose() {
+        let corpus = Corpus::load(&SourceSet {
+            builtin: Some(&BUILTIN_KNOWLEDGE),
+            overlays: Vec::new(),
+        });
+        let theme = Theme::plain();
+        let mut split = 0;
+        for doc in &corpus.documents {
+            let whole = render_in_parts(doc, &options(&theme), usize::MAX);
+            let parted = render_in_parts(doc, &options(&theme), 1024);
+            split += usize::from(chunks::chunks(doc.body(), 1024).len() > 1);
+            assert_eq!(whole.headings.len(), parted.headings.len(), "{}", doc.path);
+            for (a, b) in whole.headings.iter().zip(&parted.headings) {
+                assert_eq!(
+                    (&a.anchor, &a.title, a.level),
+                    (&b.anchor, &b.title, b.level)
+                );
+            }
+            let code = |r: &Rendered| -> Vec<(Option<String>, String)> {
+                r.code_blocks
+                    .iter()
+                    .map(|c| (c.lang.clone(), c.raw.clone()))
+                    .collect()
+            };
+            assert_eq!(code(&whole), code(&parted), "{}", doc.path);
+            assert_eq!(links(&whole), links(&parted), "{}", doc.path);
+            assert_eq!(prose(&whole), prose(&parted), "{}", doc.path);
+        }
+        assert!(split > 30, "only {split} documents were parsed in parts");
+    }
+
+    #[test]
+    fn a_part_uses_reference_definitions_from_any_other_part() {
+        let mut text = String::from("# Big\n\nSee [the guide][Guide] first.\n\n");
+        for i in 0..200 {
+            text.push_str(&format!("Paragraph {i} of filler text.\n\n"));
+        }
+        text.push_str("[guide]: https://example.org/guide \"The guide\"\n");
+        let doc = Document::parse(SourceFile {
+            rel: "big.md".into(),
+            origin: Origin::Builtin,
+            text,
+            stamp: None,
+        });
+        assert!(chunks::chunks(doc.body(), 512).len() > 5);
+        let theme = Theme::plain();
+        let parted = render_in_parts(&doc, &options(&theme), 512);
+        assert_eq!(
+            links(&parted),
+            [(0, "https://example.org/guide".to_string())]
+        );
+        assert_eq!(
+            prose(&parted),
+            prose(&render_in_parts(&doc, &options(&theme), usize::MAX))
+        );
     }
 }

@@ -85,8 +85,7 @@ impl Page {
         self.rendered
             .source_lines
             .get(self.top)
-            .copied()
-            .unwrap_or(1)
+            .map_or(1, |&line| line as usize)
     }
 
     /// Swaps in a new rendering (another width, or now highlighted), keeping
@@ -163,14 +162,12 @@ impl Page {
 }
 
 /// The text of a rendered line with each character's display column.
-fn columns(line: &ratatui::text::Line<'_>) -> Vec<(usize, char)> {
+fn columns(text: &str) -> Vec<(usize, char)> {
     let mut out = Vec::new();
     let mut col = 0;
-    for span in &line.spans {
-        for c in span.content.chars() {
-            out.push((col, c));
-            col += c.width().unwrap_or(0);
-        }
+    for c in text.chars() {
+        out.push((col, c));
+        col += c.width().unwrap_or(0);
     }
     out
 }
@@ -189,8 +186,8 @@ pub fn find_all(rendered: &Rendered, needle: &str) -> Vec<Mark> {
         return Vec::new();
     }
     let mut marks = Vec::new();
-    for (i, line) in rendered.lines.iter().enumerate() {
-        let cols = columns(line);
+    for i in 0..rendered.lines.len() {
+        let cols = columns(rendered.lines.text(i));
         if cols.len() < needle.len() {
             continue;
         }

@@ -63,11 +63,11 @@ pub fn draw_page(frame: &mut Frame<'_>, app: &App, page: &Page, area: Rect, with
                 marks.push((l.start_col, l.end_col, chrome.link_focus));
             }
         }
-        let line = &page.rendered.lines[i];
+        let line = page.rendered.lines.line(i);
         lines.push(if marks.is_empty() {
-            line.clone()
+            line
         } else {
-            overlay(line, &marks)
+            overlay(&line, &marks)
         });
     }
     frame.render_widget(Paragraph::new(lines), area);
@@ -75,7 +75,7 @@ pub fn draw_page(frame: &mut Frame<'_>, app: &App, page: &Page, area: Rect, with
 
 /// `line` with the styles of `marks` (display-column ranges) patched over
 /// its own; later marks win where they overlap.
-pub fn overlay(line: &Line<'static>, marks: &[(usize, usize, Style)]) -> Line<'static> {
+pub fn overlay(line: &Line<'_>, marks: &[(usize, usize, Style)]) -> Line<'static> {
     let mut spans: Vec<Span<'static>> = Vec::new();
     let mut col = 0;
     for span in &line.spans {
@@ -143,7 +143,7 @@ fn draw_toc(frame: &mut Frame<'_>, app: &App, page: &Page, area: Rect) {
         let indent = "  ".repeat(usize::from(h.level.saturating_sub(1)).min(4));
         let marker = if Some(i) == current { "•" } else { " " };
         let text = fit(
-            &format!("{marker}{indent}{}", inline(&h.title)),
+            &format!("{marker}{indent}{}", inline(h.title)),
             width.saturating_sub(1),
         );
         let style = if i == cursor.selected {
