@@ -55,6 +55,7 @@ fn app(corpus: Arc<Corpus>, trees: Vec<lore::decide::DecisionTree>) -> App {
         trees,
         sessions: Vec::new(),
         can_save: false,
+        history: Default::default(),
     })
 }
 

@@ -45,6 +45,31 @@ pub fn read_to_string(path: &Path, limit: u64) -> io::Result<String> {
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text"))
 }
 
+/// Writes `bytes` to a temporary file beside `file`, then renames it over
+/// `file`: a crash mid-write leaves the old file, never half a file. The
+/// folder is created if needed.
+pub fn write_atomically(file: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = file.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut name = file.file_name().unwrap_or_default().to_os_string();
+    name.push(".tmp");
+    let tmp = file.with_file_name(name);
+    // A fresh file: whatever sits at the temporary name (a FIFO would block
+    // the open) is replaced, not written through.
+    match std::fs::remove_file(&tmp) {
+        Ok(()) => {}
+        Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+        Err(err) => return Err(err),
+    }
+    let mut out = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)?;
+    io::Write::write_all(&mut out, bytes)?;
+    drop(out);
+    std::fs::rename(&tmp, file)
+}
+
 /// Opens (creating it if needed) a lock file to take a lock on: like a read,
 /// it must not block on a FIFO put there, and must be a regular file.
 pub fn open_lock(path: &Path) -> io::Result<File> {

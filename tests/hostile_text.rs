@@ -49,6 +49,7 @@ fn app_on(knowledge: &Path, trees: &Path) -> App {
         trees: loaded.trees,
         sessions: Vec::new(),
         can_save: false,
+        history: Default::default(),
     })
 }
 

@@ -699,3 +699,29 @@ fn a_big_code_block_opens_at_once_in_plain_text_and_is_coloured_by_the_worker() 
             .any(|e| matches!(e, Effect::Highlight(_)))
     );
 }
+
+#[test]
+fn up_in_an_empty_search_box_walks_back_through_earlier_searches() {
+    let mut a = app();
+    a.history.searched("nccl timeout");
+    a.history.searched("libcupti");
+    let index = common::ready_index(&mut a);
+    press(&mut a, &["/", "up"]);
+    common::pump(&mut a, &index);
+    assert_eq!(a.search.input.text, "libcupti", "the latest first");
+    assert!(!a.search.hits.is_empty());
+    press(&mut a, &["up"]);
+    assert_eq!(a.search.input.text, "nccl timeout");
+    press(&mut a, &["up"]);
+    assert_eq!(a.search.input.text, "nccl timeout");
+    assert!(status(&a).contains("earliest"), "{}", status(&a));
+    // Once the text is edited, Up moves through the hits again.
+    press(&mut a, &["s"]);
+    common::pump(&mut a, &index);
+    press(&mut a, &["down", "down", "up"]);
+    assert_eq!(a.search.input.text, "nccl timeouts");
+    assert_eq!(a.search.cursor.selected, 1);
+    // Opening a hit remembers the search, latest first.
+    press(&mut a, &["enter"]);
+    assert_eq!(a.history.searches[0], "nccl timeouts");
+}

@@ -650,3 +650,72 @@ fn a_dumb_terminal_gets_plain_output_and_no_tui() {
     assert_eq!(status.exit_code(), 2);
     pty.wait_for("TERM=dumb says this terminal cannot");
 }
+
+/// What lore remembers between runs: the document read last is listed
+/// first and opens where it was left; Up in the empty search box brings back
+/// the last search. Deleting the file only forgets.
+#[test]
+fn documents_reopen_where_they_were_left_and_searches_come_back() {
+    let home = common::home();
+    let mut pty = Pty::spawn(&home, &[], 100, 30);
+    pty.wait_for("lore · Library");
+    pty.send("/");
+    pty.wait_for("lore · Search");
+    pty.send("libcupti.so.12 cannot open");
+    pty.wait_for("best 50 hits");
+    pty.send("\x1b");
+    pty.wait_for("lore · Library");
+    pty.send("q");
+    assert!(pty.wait_exit().success());
+
+    let cupti = "cuda/20-cupti-deep-dive-arr-coc.md";
+    let mut pty = Pty::spawn(&home, &["open", cupti], 100, 30);
+    pty.wait_for(cupti);
+    // Far down the document, then quit from there.
+    pty.send("G");
+    pty.send(&"k".repeat(20));
+    thread::sleep(Duration::from_millis(300));
+    let left = pty.screen();
+    pty.send("q");
+    assert!(pty.wait_exit().success());
+    let saved = std::fs::read_to_string(home.path().join("data/history.json")).unwrap();
+    assert!(saved.contains(cupti), "{saved}");
+
+    let mut pty = Pty::spawn(&home, &[], 100, 30);
+    let library = pty.wait_for("recently read");
+    assert!(library.contains("CUPTI"), "{library}");
+    // The latest document is selected: Enter returns to where it was left
+    // (to the first screen line of the file line that was at the top).
+    pty.send("\r");
+    let screen = pty.wait_for("where you left it");
+    let left_top = left.lines().nth(1).unwrap_or_default().trim_end();
+    assert!(!left_top.is_empty(), "{left}");
+    assert!(
+        screen
+            .lines()
+            .skip(1)
+            .take(3)
+            .any(|l| l.trim_end() == left_top),
+        "left at:\n{left}\nreopened at:\n{screen}"
+    );
+    pty.send("q");
+    assert!(pty.wait_exit().success());
+
+    let mut pty = Pty::spawn(&home, &[], 100, 30);
+    pty.wait_for("lore · Library");
+    pty.send("/");
+    pty.wait_for("lore · Search");
+    pty.send("\x1b[A");
+    pty.wait_for("libcupti.so.12 cannot open");
+    pty.send("\x1b");
+    pty.wait_for("lore · Library");
+    pty.send("q");
+    assert!(pty.wait_exit().success());
+
+    std::fs::remove_file(home.path().join("data/history.json")).unwrap();
+    let mut pty = Pty::spawn(&home, &[], 100, 30);
+    let library = pty.wait_for("lore · Library");
+    assert!(!library.contains("recently read"), "{library}");
+    pty.send("q");
+    assert!(pty.wait_exit().success());
+}

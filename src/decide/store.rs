@@ -379,31 +379,12 @@ fn read_session(file: &Path, text: &str) -> Result<SavedSession, StoreError> {
     })
 }
 
-/// Write to a temporary file beside the target, then rename: a crash mid-write
-/// leaves the old session, never half a file.
+/// `datafile::write_atomically`, naming `file` in the error.
 fn write_atomically(file: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    let io_err = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| StoreError::Io { path, source }
-    };
-    let dir = file.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(io_err(dir))?;
-    let tmp = file.with_extension("json.tmp");
-    // A fresh file: whatever sits at the temporary name (a FIFO would block
-    // the open) is replaced, not written through.
-    match fs::remove_file(&tmp) {
-        Ok(()) => {}
-        Err(err) if err.kind() == io::ErrorKind::NotFound => {}
-        Err(err) => return Err(io_err(&tmp)(err)),
-    }
-    let mut out = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .map_err(io_err(&tmp))?;
-    io::Write::write_all(&mut out, bytes).map_err(io_err(&tmp))?;
-    drop(out);
-    fs::rename(&tmp, file).map_err(io_err(file))
+    crate::datafile::write_atomically(file, bytes).map_err(|source| StoreError::Io {
+        path: file.to_path_buf(),
+        source,
+    })
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ use crate::text::{inline, sanitize};
 use crate::theme::Theme;
 
 use super::action::Action;
+use super::history::History;
 use super::keymap::{Key, KeyMap, Mode};
 use super::layout;
 use super::library::Library;
@@ -58,6 +59,8 @@ pub enum Effect {
     /// Ask the highlighter worker to colour the code blocks a render left
     /// plain; it answers with `Action::Highlighted`.
     Highlight(Arc<crate::corpus::Document>),
+    /// Write the history of documents read and searches made (on quitting).
+    SaveHistory(History),
 }
 
 impl PartialEq for Effect {
@@ -81,6 +84,7 @@ impl PartialEq for Effect {
             ) => a == b && x == y,
             (Effect::Probe, Effect::Probe) => true,
             (Effect::Highlight(a), Effect::Highlight(b)) => a.path == b.path,
+            (Effect::SaveHistory(a), Effect::SaveHistory(b)) => a == b,
             _ => false,
         }
     }
@@ -118,6 +122,8 @@ pub struct AppInit {
     pub sessions: Vec<Session>,
     /// Walks and transcripts can be saved (there is a data folder).
     pub can_save: bool,
+    /// Documents read and searches made in earlier runs.
+    pub history: History,
 }
 
 #[derive(Debug)]
@@ -147,6 +153,11 @@ pub struct App {
     pub mouse: bool,
     pub quit: bool,
     pub log_path: Option<PathBuf>,
+    /// Documents read (with where they were left) and searches made, this
+    /// run and earlier ones.
+    pub history: History,
+    /// There is a data folder to keep the history in.
+    pub can_save_history: bool,
     effects: Vec<Effect>,
 }
 
@@ -161,7 +172,8 @@ pub struct LogView {
 
 impl App {
     pub fn new(init: AppInit) -> App {
-        let library = Library::new(&init.corpus);
+        let mut library = Library::new(&init.corpus);
+        library.set_recent(&init.corpus, &init.history);
         let mut app = App {
             chrome: Chrome::new(&init.theme),
             theme: init.theme,
@@ -191,6 +203,8 @@ impl App {
             mouse: init.mouse,
             quit: false,
             log_path: init.log_path,
+            history: init.history,
+            can_save_history: init.can_save,
             effects: Vec::new(),
             keys: init.keys,
             corpus: init.corpus,
@@ -291,6 +305,10 @@ impl App {
         match action {
             Action::Quit => {
                 self.quit = true;
+                self.remember_page();
+                if self.can_save_history {
+                    self.effects.push(Effect::SaveHistory(self.history.clone()));
+                }
                 return;
             }
             Action::Resize(width, height) => {

@@ -8,11 +8,17 @@ use nucleo_matcher::{Config, Matcher, Utf32Str};
 use crate::corpus::{Corpus, Kind};
 use crate::text::inline;
 
+use super::history::History;
 use super::widgets::{Cursor, TextInput};
+
+/// How many of the documents read last are listed above the folders.
+pub const RECENT_SHOWN: usize = 5;
 
 /// One line of the library list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Row {
+    /// The heading of the documents read last (from the history).
+    Recent,
     /// A folder heading: `cuda/`, with how many documents of each kind follow.
     Folder {
         name: String,
@@ -31,7 +37,9 @@ pub struct Library {
     pub filtering: bool,
     pub rows: Vec<Row>,
     pub cursor: Cursor,
+    /// What an empty filter shows: the recent documents, then `folders`.
     grouped: Vec<Row>,
+    folders: Vec<Row>,
     /// Each document's title, sanitised as drawn, for the filter.
     haystacks: Vec<String>,
     matcher: Matcher,
@@ -50,13 +58,14 @@ impl std::fmt::Debug for Library {
 
 impl Library {
     pub fn new(corpus: &Corpus) -> Library {
-        let grouped = group(corpus);
+        let folders = group(corpus);
         let mut library = Library {
             filter: TextInput::default(),
             filtering: false,
-            rows: grouped.clone(),
+            rows: folders.clone(),
             cursor: Cursor::default(),
-            grouped,
+            grouped: folders.clone(),
+            folders,
             haystacks: corpus.documents.iter().map(|d| inline(&d.title)).collect(),
             matcher: Matcher::new(Config::DEFAULT),
         };
@@ -77,6 +86,31 @@ impl Library {
             .iter()
             .filter(|r| matches!(r, Row::Doc { .. }))
             .count()
+    }
+
+    /// Lists the documents of `history` read last above the folders (those
+    /// still in the knowledge), the latest selected.
+    pub fn set_recent(&mut self, corpus: &Corpus, history: &History) {
+        let recent: Vec<usize> = history
+            .documents
+            .iter()
+            .filter_map(|place| corpus.index_of(&place.path))
+            .take(RECENT_SHOWN)
+            .collect();
+        self.grouped.clear();
+        if !recent.is_empty() {
+            self.grouped.push(Row::Recent);
+            self.grouped.extend(recent.into_iter().map(|doc| Row::Doc {
+                doc,
+                matched: Vec::new(),
+            }));
+        }
+        self.grouped.extend(self.folders.iter().cloned());
+        if self.filter.text.trim().is_empty() {
+            self.rows = self.grouped.clone();
+            self.cursor = Cursor::default();
+            self.cursor.selected = self.first_doc_row().unwrap_or(0);
+        }
     }
 
     fn first_doc_row(&self) -> Option<usize> {

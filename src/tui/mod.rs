@@ -14,6 +14,7 @@
 pub mod action;
 pub mod app;
 pub mod clipboard;
+pub mod history;
 pub mod keymap;
 pub mod layout;
 pub mod library;
@@ -48,6 +49,7 @@ use crate::theme::{Theme, terminal_has_truecolor};
 
 use action::Action;
 use app::{App, AppInit, Effect, Level};
+use history::History;
 use keymap::{Key, KeyMap};
 
 #[derive(Debug, thiserror::Error)]
@@ -135,6 +137,8 @@ pub fn run_at(
 /// What the event loop needs besides the app.
 struct Services {
     store: Option<SessionStore>,
+    /// Where the history of documents and searches is kept.
+    history_path: Option<PathBuf>,
     /// Where the search index is cached.
     cache_dir: Option<PathBuf>,
     /// What the probe key reads.
@@ -205,6 +209,21 @@ fn prepare(
             }
         }
     }
+    let history_path = settings.paths.data_dir.as_deref().map(History::path);
+    let history = match &history_path {
+        Some(path) => {
+            let (history, problem) = History::load(path);
+            if let Some(problem) = problem {
+                warnings.push(Diagnostic::warning(
+                    path.display().to_string(),
+                    None,
+                    format!("history of documents and searches {problem}"),
+                ));
+            }
+            history
+        }
+        None => History::default(),
+    };
     for w in &warnings {
         log::warn!("{w}");
     }
@@ -225,11 +244,13 @@ fn prepare(
         trees: loaded.trees,
         sessions,
         can_save: store.is_some(),
+        history,
     });
     Ok((
         app,
         Services {
             store,
+            history_path,
             cache_dir: settings.paths.cache_dir.clone(),
             probing: ProbeOptions::default(),
             vocabulary: crate::search::vocabulary::Vocabulary::load(&settings.knowledge).0,
@@ -452,6 +473,14 @@ fn carry_out(
                     // A closed channel means the worker stopped; it has
                     // already reported why.
                     let _ = queries.send(search_worker::Query { generation, text });
+                }
+            }
+            Effect::SaveHistory(history) => {
+                if let Some(path) = &services.history_path
+                    && let Err(err) = history.save(path)
+                {
+                    // Sent on quitting: the log is the only place left.
+                    log::warn!("history not saved to {}: {err}", path.display());
                 }
             }
             Effect::SaveSession(session) => {

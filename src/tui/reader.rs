@@ -153,6 +153,20 @@ impl App {
             return false;
         };
         let doc = Arc::new(doc.clone());
+        self.remember_page();
+        // A document opened at no place in particular returns to where it
+        // was left.
+        let mut returned = None;
+        let at = match at {
+            At::Top => match self.history.line_of(path) {
+                Some(line) if line > 1 => {
+                    returned = Some(line);
+                    At::Line(line)
+                }
+                _ => At::Top,
+            },
+            at => at,
+        };
         match via {
             Via::Screen(screen) => {
                 self.reader.push_back(Back::Screen(screen));
@@ -192,8 +206,28 @@ impl App {
             self.reader.toc = Some(self.toc_cursor_at_top());
         }
         self.screen = Screen::Reader;
+        if let Some(line) = returned {
+            let top = self
+                .keys
+                .key_for(crate::tui::keymap::Mode::Reader, &Action::Top)
+                .map_or_else(|| "the top key".to_string(), |k| k.to_string());
+            self.set_status(
+                Level::Info,
+                format!("back at line {line}, where you left it ({top}: the top)"),
+            );
+        }
         log::debug!("opened {path} at {at:?}");
         true
+    }
+
+    /// Notes where the page on screen is, for the next run and for opening
+    /// it again; the library's recent documents follow.
+    pub(super) fn remember_page(&mut self) {
+        let Some(page) = &self.reader.page else {
+            return;
+        };
+        self.history.read(&page.doc.path, page.source_line());
+        self.library.set_recent(&self.corpus, &self.history);
     }
 
     /// Re-renders the page for the current width and highlighter.

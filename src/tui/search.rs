@@ -48,6 +48,9 @@ pub struct Search {
     pub received: u64,
     pub index: IndexState,
     pub return_to: Option<Screen>,
+    /// The earlier search in the box (its place in the history and the text
+    /// shown), while it is unchanged.
+    pub recalled: Option<(usize, String)>,
 }
 
 impl Default for Search {
@@ -62,6 +65,7 @@ impl Default for Search {
             received: 0,
             index: IndexState::Opening,
             return_to: None,
+            recalled: None,
         }
     }
 }
@@ -172,16 +176,52 @@ impl App {
             Action::CursorHome => self.search.input.home(),
             Action::CursorEnd => self.search.input.end(),
             Action::Down => self.search.cursor.move_by(1, count, page),
+            Action::Up if self.search.cursor.selected == 0 && self.may_recall() => self.recall(),
             Action::Up => self.search.cursor.move_by(-1, count, page),
             Action::Scroll(n) => self.search.cursor.move_by(n.signum() as isize, count, page),
             Action::PageDown => self.search.cursor.move_by(page as isize, count, page),
             Action::PageUp => self.search.cursor.move_by(-(page as isize), count, page),
             Action::Open => self.open_hit(),
             Action::Back => {
+                if !self.search.answered.is_empty() {
+                    self.history.searched(&self.search.answered);
+                }
                 self.screen = self.search.return_to.take().unwrap_or(Screen::Library);
             }
             _ => {}
         }
+    }
+
+    /// Up at the top of the hits recalls an earlier search when the box is
+    /// empty or still holds the one recalled last.
+    fn may_recall(&self) -> bool {
+        let search = &self.search;
+        search.input.is_empty()
+            || search
+                .recalled
+                .as_ref()
+                .is_some_and(|(_, shown)| *shown == search.input.text)
+    }
+
+    /// Puts the search before the one in the box (or the latest) in the box.
+    fn recall(&mut self) {
+        let next = match (&self.search.recalled, self.search.input.is_empty()) {
+            (Some((at, _)), false) => at + 1,
+            _ => 0,
+        };
+        let Some(query) = self.history.searches.get(next).cloned() else {
+            let text = if next == 0 {
+                "no earlier searches yet"
+            } else {
+                "that was the earliest search remembered"
+            };
+            self.set_status(Level::Info, text);
+            return;
+        };
+        self.search.input.clear();
+        self.search.input.paste(&query);
+        self.search.recalled = Some((next, self.search.input.text.clone()));
+        self.send_query();
     }
 
     fn open_hit(&mut self) {
@@ -195,6 +235,7 @@ impl App {
             self.set_status(Level::Info, text);
             return;
         };
+        self.history.searched(&self.search.answered);
         let terms = hit_terms(&hit, &self.search.answered);
         let at = if hit.anchor.is_empty() {
             At::Line(hit.line)

@@ -87,6 +87,7 @@ pub fn app_on(
         trees: trees.trees,
         sessions: Vec::new(),
         can_save: false,
+        history: Default::default(),
     })
 }
 

@@ -53,6 +53,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, area: Rect) {
     {
         let selected = i == library.cursor.selected;
         lines.push(match row {
+            Row::Recent => Line::from(Span::styled(" recently read", chrome.heading)),
             Row::Folder {
                 name,
                 knowledge,
