@@ -333,12 +333,7 @@ pub fn defaults() -> Vec<Binding> {
         (M::Search, N(Esc), A::Back, "back (query kept)"),
         (M::Search, N(Down), A::Down, "next hit"),
         (M::Search, Ctrl('n'), A::Down, "next hit"),
-        (
-            M::Search,
-            N(Up),
-            A::Up,
-            "previous hit; in an empty box, an earlier search",
-        ),
+        (M::Search, N(Up), A::Up, "previous hit or search"),
         (M::Search, Ctrl('p'), A::Up, "previous hit"),
         (M::Search, N(PageDown), A::PageDown, "page down"),
         (M::Search, N(PageUp), A::PageUp, "page up"),
