@@ -234,13 +234,50 @@ pub struct Settings {
     pub trees: SourceSet,
     pub color: bool,
     pub theme: ThemeName,
+    /// `theme` was asked for (flag, `LORE_THEME` or config) rather than
+    /// the default.
+    pub theme_chosen: bool,
     pub paths: Paths,
     pub config: Config,
     /// Config problems, shown by `lore check` and the TUI.
     pub warnings: Vec<Diagnostic>,
 }
 
+/// How long lore waits for the terminal to tell its background colour. A
+/// terminal that cannot answer is told apart at once (it answers the device
+/// attributes query sent after it); only one that answers nothing waits.
+const BACKGROUND_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(500);
+
 impl Settings {
+    /// The theme for colour output to this terminal: the one asked for;
+    /// else light or dark by the terminal's background, which lore asks the
+    /// terminal for (OSC 11); else dark.
+    pub fn theme_for_terminal(&self) -> ThemeName {
+        if self.theme_chosen || !self.color || !std::io::stdout().is_terminal() {
+            return self.theme;
+        }
+        let mut options = terminal_colorsaurus::QueryOptions::default();
+        options.timeout = BACKGROUND_TIMEOUT;
+        match terminal_colorsaurus::background_color(options) {
+            Ok(background) => {
+                let theme = if background.perceived_lightness() > 0.5 {
+                    ThemeName::Light
+                } else {
+                    ThemeName::Dark
+                };
+                log::info!("the terminal's background is {theme:?}: that theme is used");
+                theme
+            }
+            Err(err) => {
+                log::info!(
+                    "the terminal did not tell its background ({err}); {:?} theme",
+                    self.theme
+                );
+                self.theme
+            }
+        }
+    }
+
     /// Merges config file, environment and flags. Overlays apply in that order,
     /// so a `--knowledge` folder shadows one from the environment or the config.
     /// An overlay folder that does not exist is a usage error.
@@ -318,16 +355,13 @@ impl Settings {
             }
             _ => None,
         };
-        let theme = flags
-            .theme
-            .or(env_theme)
-            .or(config.theme)
-            .unwrap_or_default();
+        let chosen = flags.theme.or(env_theme).or(config.theme);
         Ok(Settings {
             knowledge,
             trees,
             color,
-            theme,
+            theme: chosen.unwrap_or_default(),
+            theme_chosen: chosen.is_some(),
             paths,
             config,
             warnings,

@@ -16,7 +16,7 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 
 struct Pty {
     master: Box<dyn MasterPty + Send>,
-    writer: Box<dyn Write + Send>,
+    writer: Arc<Mutex<Box<dyn Write + Send>>>,
     child: Box<dyn Child + Send + Sync>,
     parser: Arc<Mutex<vt100::Parser>>,
     /// Every byte the program wrote, for sequences the parser does not keep
@@ -35,6 +35,20 @@ impl Pty {
         env: &[(&str, &str)],
         cols: u16,
         rows: u16,
+    ) -> Pty {
+        Pty::spawn_answering(home, args, env, cols, rows, None)
+    }
+
+    /// `spawn_with`, answering the terminal's background colour query (OSC
+    /// 11) with `background` (`rgb:ffff/ffff/ffff`), as a terminal does:
+    /// the colour, then the answer to the device attributes query after it.
+    fn spawn_answering(
+        home: &tempfile::TempDir,
+        args: &[&str],
+        env: &[(&str, &str)],
+        cols: u16,
+        rows: u16,
+        background: Option<&str>,
     ) -> Pty {
         let system = native_pty_system();
         let pair = system
@@ -61,23 +75,36 @@ impl Pty {
         let parser = Arc::new(Mutex::new(vt100::Parser::new(nz(rows), nz(cols), 0)));
         let raw = Arc::new(Mutex::new(Vec::new()));
         let mut reader = pair.master.try_clone_reader().expect("a reader");
+        let writer = Arc::new(Mutex::new(pair.master.take_writer().expect("a writer")));
         {
             let parser = Arc::clone(&parser);
             let raw = Arc::clone(&raw);
+            let answer_to = Arc::clone(&writer);
+            let answer = background.map(|bg| format!("\x1b]11;{bg}\x1b\\\x1b[?62;22c"));
             thread::spawn(move || {
                 let mut buf = [0u8; 8192];
+                let mut answered = false;
                 loop {
                     match reader.read(&mut buf) {
                         Ok(0) | Err(_) => return,
                         Ok(n) => {
                             parser.lock().unwrap().process(&buf[..n]);
-                            raw.lock().unwrap().extend_from_slice(&buf[..n]);
+                            let mut raw = raw.lock().unwrap();
+                            raw.extend_from_slice(&buf[..n]);
+                            if let Some(answer) = &answer
+                                && !answered
+                                && raw.windows(6).any(|w| w == b"\x1b]11;?")
+                            {
+                                answered = true;
+                                let mut w = answer_to.lock().unwrap();
+                                let _ = w.write_all(answer.as_bytes());
+                                let _ = w.flush();
+                            }
                         }
                     }
                 }
             });
         }
-        let writer = pair.master.take_writer().expect("a writer");
         Pty {
             master: pair.master,
             writer,
@@ -88,8 +115,9 @@ impl Pty {
     }
 
     fn send(&mut self, bytes: &str) {
-        self.writer.write_all(bytes.as_bytes()).unwrap();
-        self.writer.flush().unwrap();
+        let mut writer = self.writer.lock().unwrap();
+        writer.write_all(bytes.as_bytes()).unwrap();
+        writer.flush().unwrap();
     }
 
     fn screen(&self) -> String {
@@ -718,4 +746,49 @@ fn documents_reopen_where_they_were_left_and_searches_come_back() {
     assert!(!library.contains("recently read"), "{library}");
     pty.send("q");
     assert!(pty.wait_exit().success());
+}
+
+/// With no theme asked for, lore asks the terminal for its background (OSC
+/// 11) and picks the light or the dark theme; a theme asked for is used as
+/// is, and a terminal that does not answer gets the dark one.
+#[test]
+fn with_no_theme_set_lore_asks_the_terminal_for_its_background() {
+    let run = |background: Option<&str>, env: &[(&str, &str)]| {
+        let home = common::home();
+        let mut pty = Pty::spawn_answering(&home, &[], env, 100, 30, background);
+        pty.wait_for("lore · Library");
+        let colours: Vec<String> = {
+            let parser = pty.parser.lock().unwrap();
+            let screen = parser.screen();
+            (0..3)
+                .flat_map(|row| (0..40).map(move |col| (row, col)))
+                .map(|(row, col)| format!("{:?}", screen.cell(row, col).map(|c| c.fgcolor())))
+                .collect()
+        };
+        let asked = pty
+            .raw
+            .lock()
+            .unwrap()
+            .windows(6)
+            .any(|w| w == b"\x1b]11;?");
+        pty.send("q");
+        assert!(pty.wait_exit().success());
+        let log = std::fs::read_to_string(home.path().join("state/lore.log")).unwrap();
+        (colours, asked, log)
+    };
+    let (light, asked, log) = run(Some("rgb:ffff/ffff/ffff"), &[]);
+    assert!(asked);
+    assert!(log.contains("background is Light"), "{log}");
+    let (dark, _, log) = run(Some("rgb:1c1c/1c1c/1c1c"), &[]);
+    assert!(log.contains("background is Dark"), "{log}");
+    assert_ne!(light, dark, "the light theme's colours on a white terminal");
+
+    let (chosen, asked, _) = run(Some("rgb:ffff/ffff/ffff"), &[("LORE_THEME", "dark")]);
+    assert!(!asked, "a theme asked for is not second-guessed");
+    assert_eq!(chosen, dark);
+
+    let (silent, asked, log) = run(None, &[]);
+    assert!(asked);
+    assert!(log.contains("did not tell its background"), "{log}");
+    assert_eq!(silent, dark);
 }

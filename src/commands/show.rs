@@ -32,7 +32,7 @@ pub fn run(settings: &Settings, args: &ShowArgs) -> anyhow::Result<u8> {
     };
     let color = settings.color && !args.plain;
     let theme = if color {
-        Theme::for_name(settings.theme).with_truecolor(terminal_has_truecolor())
+        Theme::for_name(settings.theme_for_terminal()).with_truecolor(terminal_has_truecolor())
     } else {
         Theme::plain()
     };

@@ -228,7 +228,7 @@ fn prepare(
         log::warn!("{w}");
     }
     let theme = if settings.color {
-        Theme::for_name(settings.theme).with_truecolor(terminal_has_truecolor())
+        Theme::for_name(settings.theme_for_terminal()).with_truecolor(terminal_has_truecolor())
     } else {
         Theme::plain()
     };
