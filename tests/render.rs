@@ -190,7 +190,7 @@ fn a_section_range_stops_at_the_next_heading_of_its_level() {
         .collect();
     assert_eq!(lines[0], "Tables");
     // Its subsection comes along, the next level-2 heading does not.
-    assert!(lines.iter().any(|l| l == "### Footnotes and HTML"));
+    assert!(lines.iter().any(|l| l == "▸ Footnotes and HTML"));
     assert!(!lines.iter().any(|l| l == "Custom anchor"));
     assert_ne!(lines.last().map(String::as_str), Some(""));
     assert_eq!(rendered.section_range("missing"), 0..0);
@@ -250,6 +250,12 @@ fn links_know_their_columns_and_targets() {
     let web = piece("NVIDIA");
     assert!(matches!(web.target, LinkTarget::External(_)));
     assert_eq!(web.dest, "https://developer.nvidia.com/cuda-zone");
+    // A bare URL in prose is a link too (GitHub's autolinks), its text the
+    // destination.
+    let bare = "https://developer.nvidia.com/cuda-toolkit-archive/12.4.1/installers";
+    let autolink = piece(bare);
+    assert_eq!(autolink.target, LinkTarget::External(bare.into()));
+    assert_eq!(autolink.dest, "");
     // Every piece's columns hold part of its text or its target.
     for link in &rendered.links {
         let line = text_of(&rendered.lines.line(link.line));

@@ -119,7 +119,7 @@ fn an_anchor_shows_only_that_section() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "What is CUPTI?");
     // Subsections come along; the next section at its level does not.
-    assert!(lines.contains(&"### The API families"));
+    assert!(lines.contains(&"▸ The API families"));
     assert!(!lines.contains(&"Who loads CUPTI"));
     assert!(!text.contains("Quick answers"));
     assert!(!text.ends_with("\n\n"));

@@ -382,6 +382,8 @@ fn parse_body(path: &str, body: &str, base: usize, lines: &LineIndex, out: &mut 
     let mut link: Option<OpenLink> = None;
     let mut code: Option<(Option<String>, usize, String)> = None;
     let mut stack: Vec<usize> = Vec::new();
+    // Inside an image: its alt text is not prose.
+    let mut images = 0usize;
 
     for (event, range) in Parser::new_ext(body, markdown_options()).into_offset_iter() {
         let line = lines.line(base + range.start);
@@ -474,7 +476,28 @@ fn parse_body(path: &str, body: &str, base: usize, lines: &LineIndex, out: &mut 
                     });
                 }
             }
-            Event::Text(text) | Event::Code(text) => {
+            Event::Start(Tag::Image { .. }) => images += 1,
+            Event::End(TagEnd::Image) => images = images.saturating_sub(1),
+            Event::Text(ref text) | Event::Code(ref text) => {
+                // A bare URL in prose is a link, as the reader shows it.
+                if let Event::Text(prose) = &event
+                    && link.is_none()
+                    && code.is_none()
+                    && images == 0
+                {
+                    let mut rest: &str = prose;
+                    while let Some(url) = bare_url(rest) {
+                        let found = &rest[url.clone()];
+                        out.links.push(Link {
+                            text: found.to_string(),
+                            dest: found.to_string(),
+                            target: LinkTarget::External(found.to_string()),
+                            line,
+                            dest_span: None,
+                        });
+                        rest = &rest[url.end..];
+                    }
+                }
                 if let Some((_, _, _, title)) = heading.as_mut() {
                     title.push_str(&text);
                 }
@@ -495,6 +518,51 @@ fn parse_body(path: &str, body: &str, base: usize, lines: &LineIndex, out: &mut 
             }
             _ => {}
         }
+    }
+}
+
+/// The first bare `http://` or `https://` URL in `text`, as GitHub finds
+/// them: up to whitespace, `<` or `>`, without trailing punctuation or a closing
+/// parenthesis that opens nowhere in it.
+pub fn bare_url(text: &str) -> Option<std::ops::Range<usize>> {
+    let mut from = 0;
+    loop {
+        let start = from + text[from..].find("http")?;
+        let tail = &text[start..];
+        let scheme = ["https://", "http://"]
+            .into_iter()
+            .find(|s| tail.starts_with(s));
+        let starts_word = text[..start]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric());
+        let Some(scheme) = scheme.filter(|_| starts_word) else {
+            from = start + 4;
+            continue;
+        };
+        let mut end = tail
+            .find(|c: char| c.is_whitespace() || c == '<' || c == '>')
+            .unwrap_or(tail.len());
+        loop {
+            let url = &tail[..end];
+            let Some(last) = url.chars().next_back() else {
+                break;
+            };
+            let unbalanced = last == ')' && url.matches(')').count() > url.matches('(').count();
+            if matches!(
+                last,
+                '.' | ',' | ':' | ';' | '!' | '?' | '"' | '\'' | '*' | '_' | '~'
+            ) || unbalanced
+            {
+                end -= last.len_utf8();
+            } else {
+                break;
+            }
+        }
+        if end > scheme.len() {
+            return Some(start..start + end);
+        }
+        from = start + scheme.len();
     }
 }
 
@@ -616,6 +684,24 @@ fn hex(b: u8) -> Option<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bare_urls_are_found_as_github_finds_them() {
+        fn found(text: &str) -> Option<&str> {
+            bare_url(text).map(|r| &text[r])
+        }
+        assert_eq!(
+            found("see https://docs.nvidia.com/cupti/index.html."),
+            Some("https://docs.nvidia.com/cupti/index.html")
+        );
+        assert_eq!(
+            found("(at http://example.org/a_(b)), then"),
+            Some("http://example.org/a_(b)")
+        );
+        assert_eq!(found("x<https://a.example>"), Some("https://a.example"));
+        assert_eq!(found("nothttps://a.example or https:// alone"), None);
+        assert_eq!(found("no link here"), None);
+    }
 
     fn doc(path: &str, text: &str) -> Document {
         Document::parse(SourceFile {

@@ -69,17 +69,18 @@ impl DropInfo {
             .iter()
             .find(|s| s.title.eq_ignore_ascii_case("sources"))
         {
+            // Links (bare URLs included) in the order written, each once.
+            let mut seen: HashSet<String> = HashSet::new();
             info.sources = doc
                 .links
                 .iter()
                 .filter(|l| l.line > sources.line && l.line <= sources.end_line)
                 .filter_map(|l| match &l.target {
-                    LinkTarget::External(url) => Some(url.clone()),
+                    LinkTarget::External(url) if seen.insert(url.clone()) => Some(url.clone()),
                     _ => None,
                 })
                 .collect();
-            // Bare URLs in a list are sources too.
-            let mut seen: HashSet<String> = info.sources.iter().cloned().collect();
+            // URLs the Markdown does not make links (in code, say) count too.
             for text_line in doc.lines(sources.line + 1, sources.end_line) {
                 for word in text_line.split_whitespace() {
                     let word = word.trim_matches(|c| matches!(c, '<' | '>' | '(' | ')' | ','));
@@ -134,8 +135,8 @@ mod tests {
         assert_eq!(
             info.sources,
             vec![
-                "https://pypi.org/project/torch/",
-                "https://docs.nvidia.com/cupti/"
+                "https://docs.nvidia.com/cupti/",
+                "https://pypi.org/project/torch/"
             ]
         );
     }

@@ -10,7 +10,8 @@ mod slug;
 
 pub(crate) use document::LineIndex;
 pub use document::{
-    CodeBlock, Document, Kind, Link, LinkTarget, Section, fence_language, markdown_options, resolve,
+    CodeBlock, Document, Kind, Link, LinkTarget, Section, bare_url, fence_language,
+    markdown_options, resolve,
 };
 pub use drop::DropInfo;
 pub use lookup::Lookup;

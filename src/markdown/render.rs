@@ -18,7 +18,9 @@ use super::highlight::Highlighter;
 use super::table::{self, Row};
 use super::wrap::{self, Frag, Inline, WrappedLine, break_preformatted, wrap};
 use super::{RenderOptions, Rendered, RenderedCode, RenderedLink};
-use crate::corpus::{Document, LinkTarget, fence_language, markdown_options, resolve, slug};
+use crate::corpus::{
+    Document, LinkTarget, bare_url, fence_language, markdown_options, resolve, slug,
+};
 use crate::text::sanitize;
 use crate::theme::Theme;
 
@@ -283,9 +285,8 @@ impl Renderer<'_> {
                 self.heading = Some((level, String::new()));
                 self.block_styles.push(self.theme.heading(level));
                 if level >= 3 {
-                    let marker = format!("{} ", "#".repeat(usize::from(level)));
                     let style = self.style();
-                    self.push_frag(marker, style, line);
+                    self.push_frag(heading_marker(level), style, line);
                 }
             }
             Tag::BlockQuote(kind) => {
@@ -532,7 +533,28 @@ impl Renderer<'_> {
         self.collect_title(text);
         self.collect_link_text(text);
         let style = self.style();
-        self.push_frag(sanitize(text), style, line);
+        if self.current_link.is_some() {
+            self.push_frag(sanitize(text), style, line);
+            return;
+        }
+        // A bare URL in prose is a link, as on GitHub.
+        let mut rest = text;
+        while let Some(url) = bare_url(rest) {
+            let (before, after) = rest.split_at(url.start);
+            self.push_frag(sanitize(before), style, line);
+            let url_text = &after[..url.len()];
+            self.link_infos.push(LinkInfo {
+                dest: String::new(), // the text is the destination
+                target: LinkTarget::External(url_text.to_string()),
+                text: url_text.to_string(),
+                pieces: 0,
+            });
+            self.current_link = Some(self.link_infos.len() - 1);
+            self.push_frag(sanitize(url_text), style.patch(self.theme.link), line);
+            self.current_link = None;
+            rest = &after[url.len()..];
+        }
+        self.push_frag(sanitize(rest), style, line);
     }
 
     fn set_task(&mut self, done: bool) {
@@ -902,6 +924,14 @@ impl Renderer<'_> {
         }
         self.out
     }
+}
+
+/// What shows the level of a heading below the second (the first two are
+/// underlined): one `▸` per level past the second, the heading's style
+/// saying the rest. The same with or without colour, so colour never
+/// changes the text or the layout.
+fn heading_marker(level: u8) -> String {
+    format!("{} ", "▸".repeat(usize::from(level.saturating_sub(2))))
 }
 
 /// A file line as `Rendered::source_lines` keeps it.
