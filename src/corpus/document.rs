@@ -499,13 +499,13 @@ fn parse_body(path: &str, body: &str, base: usize, lines: &LineIndex, out: &mut 
                     }
                 }
                 if let Some((_, _, _, title)) = heading.as_mut() {
-                    title.push_str(&text);
+                    title.push_str(text);
                 }
                 if let Some(open) = link.as_mut() {
-                    open.text.push_str(&text);
+                    open.text.push_str(text);
                 }
                 if let Some((_, _, code_text)) = code.as_mut() {
-                    code_text.push_str(&text);
+                    code_text.push_str(text);
                 }
             }
             Event::SoftBreak | Event::HardBreak => {
