@@ -125,7 +125,9 @@ fn y_copies_the_code_block_nearest_the_top_and_says_so() {
         CUPTI,
         At::Anchor("adding-cupti-to-a-runtime-image".into()),
     );
-    let expected = page(&a).code_on_screen(a.reader_height())[0].raw.clone();
+    let expected = page(&a).code_on_screen(a.reader_height())[0]
+        .raw
+        .to_string();
     press(&mut a, &["y"]);
     assert_eq!(copies(&mut a), vec![expected]);
     assert_eq!(a.status.as_ref().unwrap().level, Level::Ok);
@@ -144,7 +146,7 @@ fn the_picker_copies_the_block_whose_number_is_pressed() {
     assert_eq!(a.mode(), Mode::Picker);
     let blocks = a.reader.picker.as_ref().unwrap().0.clone();
     let n = blocks.len();
-    let last = page(&a).rendered.code_blocks[blocks[n - 1]].raw.clone();
+    let last = page(&a).rendered.code_blocks[blocks[n - 1]].raw.to_string();
     a.update(Action::Choose(n));
     assert_eq!(a.mode(), Mode::Reader);
     assert_eq!(copies(&mut a), vec![last]);

@@ -102,7 +102,8 @@ pub struct CodeBlock {
     pub line: usize,
     /// Line of the closing fence (or the last code line).
     pub end_line: usize,
-    pub code: String,
+    /// Shared with the rendered document's code block (`RenderedCode::raw`).
+    pub code: std::sync::Arc<str>,
 }
 
 #[derive(Debug, Clone)]
@@ -472,7 +473,7 @@ fn parse_body(path: &str, body: &str, base: usize, lines: &LineIndex, out: &mut 
                         lang,
                         line: start,
                         end_line: end,
-                        code: text,
+                        code: text.into(),
                     });
                 }
             }
@@ -820,7 +821,7 @@ mod tests {
         assert_eq!(d.code_blocks.len(), 2);
         assert_eq!(d.code_blocks[0].lang.as_deref(), Some("dockerfile"));
         assert_eq!((d.code_blocks[0].line, d.code_blocks[0].end_line), (3, 6));
-        assert_eq!(d.code_blocks[0].code, "FROM x\nRUN y\n");
+        assert_eq!(&*d.code_blocks[0].code, "FROM x\nRUN y\n");
         assert_eq!(d.code_blocks[1].lang, None);
     }
 

@@ -259,7 +259,7 @@ impl Highlighter {
         let mut pending: Vec<(&str, &str)> = doc
             .code_blocks
             .iter()
-            .filter_map(|block| Some((block.code.as_str(), block.lang.as_deref()?)))
+            .filter_map(|block| Some((&*block.code, block.lang.as_deref()?)))
             .filter(|(code, lang)| !self.is_remembered(code, lang, theme))
             .collect();
         if let Some(budget) = self.budget {

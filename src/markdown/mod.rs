@@ -86,7 +86,7 @@ pub struct RenderedCode {
     pub lang: Option<String>,
     /// The code exactly as in the file, for copying. Not sanitized: never
     /// print it to a terminal as is.
-    pub raw: String,
+    pub raw: Arc<str>,
 }
 
 /// Lays out `doc`'s body (front matter is never shown).

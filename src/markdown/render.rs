@@ -8,6 +8,7 @@
 //! characters can neither reach the terminal nor upset the widths.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 
 use pulldown_cmark::{BlockQuoteKind, BrokenLink, Event, LinkType, Parser, Tag, TagEnd};
 use ratatui::style::Style;
@@ -79,6 +80,7 @@ fn render_in_parts(doc: &Document, options: &RenderOptions<'_>, part_bytes: usiz
         image: None,
         heading: None,
         headings_seen: 0,
+        code_blocks_seen: 0,
         code: None,
         table: None,
         html: None,
@@ -179,6 +181,9 @@ struct LinkInfo {
 
 struct CodeState {
     lang: Option<String>,
+    /// The code: the document's own copy of this block when it has one
+    /// (the same block, found by its fence line), else collected here.
+    shared: Option<Arc<str>>,
     raw: String,
     fence_line: usize,
     first_text_line: Option<usize>,
@@ -211,6 +216,9 @@ struct Renderer<'a> {
     /// Level, and the title text for the slug fallback.
     heading: Option<(u8, String)>,
     headings_seen: usize,
+    /// Code blocks laid out so far: the next one's place in
+    /// `Document::code_blocks`.
+    code_blocks_seen: usize,
     code: Option<CodeState>,
     table: Option<TableState>,
     html: Option<(String, usize)>,
@@ -317,8 +325,18 @@ impl Renderer<'_> {
             Tag::CodeBlock(kind) => {
                 self.flush_inline();
                 let lang = fence_language(kind);
+                // The document parsed this block too: its copy is shared
+                // rather than collected again (a big block was held twice).
+                let shared = self
+                    .doc
+                    .code_blocks
+                    .get(self.code_blocks_seen)
+                    .filter(|block| block.line == line)
+                    .map(|block| Arc::clone(&block.code));
+                self.code_blocks_seen += 1;
                 self.code = Some(CodeState {
                     lang,
+                    shared,
                     raw: String::new(),
                     fence_line: line,
                     first_text_line: None,
@@ -523,7 +541,9 @@ impl Renderer<'_> {
     fn text(&mut self, text: &str, line: usize) {
         if let Some(code) = self.code.as_mut() {
             code.first_text_line.get_or_insert(line);
-            code.raw.push_str(text);
+            if code.shared.is_none() {
+                code.raw.push_str(text);
+            }
             return;
         }
         if let Some(alt) = self.image.as_mut() {
@@ -660,12 +680,16 @@ impl Renderer<'_> {
     }
 
     fn end_code(&mut self, closing_line: usize) {
-        let Some(code) = self.code.take() else {
+        let Some(mut code) = self.code.take() else {
             return;
         };
+        let raw: Arc<str> = code
+            .shared
+            .take()
+            .unwrap_or_else(|| std::mem::take(&mut code.raw).into());
         let width = self.content_width();
         let highlighted = match (self.highlighter, &code.lang) {
-            (Some(h), Some(lang)) => h.highlight(&code.raw, lang, self.theme),
+            (Some(h), Some(lang)) => h.highlight(&raw, lang, self.theme),
             _ => None,
         };
         // Plain code is taken line by line from the raw text: a copy of a
@@ -673,7 +697,7 @@ impl Renderer<'_> {
         let plain = |line: &str| vec![Span::styled(sanitize(line), self.theme.code_block)];
         let widest = match &highlighted {
             Some(lines) => (0..lines.len()).map(|i| lines.width(i)).max(),
-            None => code.raw.lines().map(|l| wrap::width(&sanitize(l))).max(),
+            None => raw.lines().map(|l| wrap::width(&sanitize(l))).max(),
         }
         .unwrap_or(0);
 
@@ -700,8 +724,8 @@ impl Renderer<'_> {
         let start = code.first_text_line.unwrap_or(code.fence_line + 1);
         let count = highlighted
             .as_ref()
-            .map_or_else(|| code.raw.lines().count(), |lines| lines.len());
-        let mut raw_lines = code.raw.lines();
+            .map_or_else(|| raw.lines().count(), |lines| lines.len());
+        let mut raw_lines = raw.lines();
         for i in 0..count {
             let spans = match &highlighted {
                 Some(lines) => owned(lines.line(i).spans),
@@ -732,7 +756,7 @@ impl Renderer<'_> {
             first_line: top_index,
             last_line: self.out.lines.len() - 1,
             lang: code.lang,
-            raw: code.raw,
+            raw,
         });
         self.need_blank = true;
     }
@@ -1093,7 +1117,7 @@ mod tests {
             let code = |r: &Rendered| -> Vec<(Option<String>, String)> {
                 r.code_blocks
                     .iter()
-                    .map(|c| (c.lang.clone(), c.raw.clone()))
+                    .map(|c| (c.lang.clone(), c.raw.to_string()))
                     .collect()
             };
             assert_eq!(code(&whole), code(&parted), "{}", doc.path);
@@ -1101,6 +1125,23 @@ mod tests {
             assert_eq!(prose(&whole), prose(&parted), "{}", doc.path);
         }
         assert!(split > 30, "only {split} documents were parsed in parts");
+    }
+
+    #[test]
+    fn a_code_block_is_shared_with_the_document_not_copied() {
+        let doc = Document::parse(SourceFile {
+            rel: "code.md".into(),
+            origin: Origin::Builtin,
+            text: "# Code\n\n```bash\necho one\n```\n\n- item\n\n      indented\n".into(),
+            stamp: None,
+        });
+        let theme = Theme::plain();
+        let rendered = render(&doc, &options(&theme));
+        assert_eq!(rendered.code_blocks.len(), 2);
+        for (shown, parsed) in rendered.code_blocks.iter().zip(&doc.code_blocks) {
+            assert!(Arc::ptr_eq(&shown.raw, &parsed.code), "{:?}", shown.raw);
+        }
+        assert_eq!(&*rendered.code_blocks[0].raw, "echo one\n");
     }
 
     #[test]

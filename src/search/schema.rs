@@ -205,7 +205,7 @@ pub fn sections_of(doc: &Document) -> Vec<SectionText> {
         let to = blocks.partition_point(|b| b.line <= end);
         let code: String = blocks[from..to.max(from)]
             .iter()
-            .map(|b| b.code.as_str())
+            .map(|b| &*b.code)
             .collect::<Vec<_>>()
             .join("\n");
         (body, code, text)

@@ -335,7 +335,7 @@ impl App {
                     .page()
                     .code_on_screen(height)
                     .first()
-                    .map(|c| (c.raw.clone(), c.lang.clone()));
+                    .map(|c| (c.raw.to_string(), c.lang.clone()));
                 match block {
                     Some((raw, lang)) => self.copy_code(raw, lang),
                     None => self.set_status(Level::Info, "no code block on screen"),
@@ -696,7 +696,7 @@ impl App {
             self.reader.picker = None;
             let block = self.page().rendered.code_blocks.get(index).cloned();
             if let Some(block) = block {
-                self.copy_code(block.raw, block.lang);
+                self.copy_code(block.raw.to_string(), block.lang);
             }
         }
     }

@@ -414,7 +414,7 @@ impl App {
                 let block = page
                     .code_on_screen(height)
                     .first()
-                    .map(|c| (c.raw.clone(), c.lang.clone()));
+                    .map(|c| (c.raw.to_string(), c.lang.clone()));
                 match block {
                     Some((raw, lang)) => self.copy_code(raw, lang),
                     None => self.set_status(Level::Info, "no command on screen"),
