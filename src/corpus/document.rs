@@ -4,6 +4,7 @@
 
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
 
+use super::chunks;
 use super::drop::DropInfo;
 use super::slug::Slugger;
 use crate::sources::{Origin, SourceFile, Stamp};
@@ -160,7 +161,14 @@ impl Document {
         let lines = LineIndex::new(&text);
         let body = &text[body_offset..];
         let mut parsed = Parsed::default();
-        parse_body(&rel, body, body_offset, &lines, &mut parsed);
+        parse_body(
+            &rel,
+            body,
+            body_offset,
+            &lines,
+            &mut parsed,
+            chunks::PART_BYTES,
+        );
         let line_count = lines.count();
         finish_sections(&mut parsed.sections, line_count);
         let title = parsed
@@ -377,7 +385,16 @@ struct Parsed {
     code_blocks: Vec<CodeBlock>,
 }
 
-fn parse_body(path: &str, body: &str, base: usize, lines: &LineIndex, out: &mut Parsed) {
+/// Reads `body` (starting at byte `base` of the file) in parts of about
+/// `part_bytes` (see `chunks`).
+fn parse_body(
+    path: &str,
+    body: &str,
+    base: usize,
+    lines: &LineIndex,
+    out: &mut Parsed,
+    part_bytes: usize,
+) {
     let mut slugger = Slugger::default();
     let mut heading: Option<(u8, usize, Option<String>, String)> = None;
     let mut link: Option<OpenLink> = None;
@@ -386,138 +403,161 @@ fn parse_body(path: &str, body: &str, base: usize, lines: &LineIndex, out: &mut 
     // Inside an image: its alt text is not prose.
     let mut images = 0usize;
 
-    for (event, range) in Parser::new_ext(body, markdown_options()).into_offset_iter() {
-        let line = lines.line(base + range.start);
-        // Everything inside a link is its text: where the text ends, the
-        // destination begins.
-        if let Some(open) = link.as_mut()
-            && !matches!(event, Event::End(TagEnd::Link))
-        {
-            open.text_end = open.text_end.max(range.end);
-        }
-        match event {
-            Event::Start(Tag::Heading { level, id, .. }) => {
-                heading = Some((
-                    level_number(level),
-                    line,
-                    id.map(|s| s.to_string()),
-                    String::new(),
-                ));
+    // A big body is parsed in parts, as the renderer does (`chunks`).
+    let parts = chunks::chunks(body, part_bytes);
+    let definitions = if parts.len() > 1 {
+        chunks::reference_definitions(body)
+    } else {
+        std::collections::HashMap::new()
+    };
+    for part in &parts {
+        let mut defined = |link: pulldown_cmark::BrokenLink<'_>| {
+            definitions
+                .get(&chunks::normalize_label(&link.reference))
+                .map(|(dest, title)| (dest.clone().into(), title.clone().into()))
+        };
+        let text: &str = &part.text;
+        let events =
+            Parser::new_with_broken_link_callback(text, markdown_options(), Some(&mut defined));
+        for (event, range) in events.into_offset_iter() {
+            let line = lines.line(base + part.body_offset(range.start));
+            // Everything inside a link is its text: where the text ends, the
+            // destination begins.
+            if let Some(open) = link.as_mut()
+                && !matches!(event, Event::End(TagEnd::Link))
+            {
+                open.text_end = open.text_end.max(range.end);
             }
-            Event::End(TagEnd::Heading(_)) => {
-                if let Some((level, line, id, title)) = heading.take() {
-                    let title = title.trim().to_string();
-                    let anchor = match id {
-                        Some(id) => {
-                            slugger.unique(&id);
-                            id
-                        }
-                        None => slugger.unique(&title),
-                    };
-                    while let Some(&top) = stack.last() {
-                        if out.sections[top].level >= level {
-                            stack.pop();
-                        } else {
-                            break;
-                        }
-                    }
-                    out.sections.push(Section {
-                        level,
-                        title,
-                        anchor,
+            match event {
+                Event::Start(Tag::Heading { level, id, .. }) => {
+                    heading = Some((
+                        level_number(level),
                         line,
-                        end_line: line,
-                        own_end_line: line,
-                        parent: stack.last().copied(),
-                    });
-                    stack.push(out.sections.len() - 1);
+                        id.map(|s| s.to_string()),
+                        String::new(),
+                    ));
                 }
-            }
-            Event::Start(Tag::Link {
-                link_type,
-                dest_url,
-                ..
-            }) => {
-                link = Some(OpenLink {
-                    dest: dest_url.to_string(),
-                    line,
-                    text: String::new(),
-                    inline: link_type == LinkType::Inline,
-                    text_end: range.start + 1,
-                });
-            }
-            Event::End(TagEnd::Link) => {
-                if let Some(open) = link.take() {
-                    // `[text](dest)`: `]` right after the text, then `(`.
-                    let rest = &body.as_bytes()[open.text_end.min(range.end)..range.end];
-                    let dest_span =
-                        (open.inline && rest.starts_with(b"](") && rest.ends_with(b")"))
-                            .then(|| base + open.text_end + 1..base + range.end);
-                    let target = resolve(path, &open.dest);
-                    out.links.push(Link {
-                        text: open.text,
-                        dest: open.dest,
-                        target,
-                        line: open.line,
-                        dest_span,
-                    });
-                }
-            }
-            Event::Start(Tag::CodeBlock(kind)) => {
-                code = Some((fence_language(&kind), line, String::new()));
-            }
-            Event::End(TagEnd::CodeBlock) => {
-                if let Some((lang, start, text)) = code.take() {
-                    let end = lines.line(base + range.end.saturating_sub(1)).max(start);
-                    out.code_blocks.push(CodeBlock {
-                        lang,
-                        line: start,
-                        end_line: end,
-                        code: text.into(),
-                    });
-                }
-            }
-            Event::Start(Tag::Image { .. }) => images += 1,
-            Event::End(TagEnd::Image) => images = images.saturating_sub(1),
-            Event::Text(ref text) | Event::Code(ref text) => {
-                // A bare URL in prose is a link, as the reader shows it.
-                if let Event::Text(prose) = &event
-                    && link.is_none()
-                    && code.is_none()
-                    && images == 0
-                {
-                    let mut rest: &str = prose;
-                    while let Some(url) = bare_url(rest) {
-                        let found = &rest[url.clone()];
-                        out.links.push(Link {
-                            text: found.to_string(),
-                            dest: found.to_string(),
-                            target: LinkTarget::External(found.to_string()),
+                Event::End(TagEnd::Heading(_)) => {
+                    if let Some((level, line, id, title)) = heading.take() {
+                        let title = title.trim().to_string();
+                        let anchor = match id {
+                            Some(id) => {
+                                slugger.unique(&id);
+                                id
+                            }
+                            None => slugger.unique(&title),
+                        };
+                        while let Some(&top) = stack.last() {
+                            if out.sections[top].level >= level {
+                                stack.pop();
+                            } else {
+                                break;
+                            }
+                        }
+                        out.sections.push(Section {
+                            level,
+                            title,
+                            anchor,
                             line,
-                            dest_span: None,
+                            end_line: line,
+                            own_end_line: line,
+                            parent: stack.last().copied(),
                         });
-                        rest = &rest[url.end..];
+                        stack.push(out.sections.len() - 1);
                     }
                 }
-                if let Some((_, _, _, title)) = heading.as_mut() {
-                    title.push_str(text);
+                Event::Start(Tag::Link {
+                    link_type,
+                    dest_url,
+                    ..
+                }) => {
+                    link = Some(OpenLink {
+                        dest: dest_url.to_string(),
+                        line,
+                        text: String::new(),
+                        inline: link_type == LinkType::Inline,
+                        text_end: range.start + 1,
+                    });
                 }
-                if let Some(open) = link.as_mut() {
-                    open.text.push_str(text);
+                Event::End(TagEnd::Link) => {
+                    if let Some(open) = link.take() {
+                        // `[text](dest)`: `]` right after the text, then `(`.
+                        let rest = &text.as_bytes()[open.text_end.min(range.end)..range.end];
+                        let dest_span = (open.inline
+                            && rest.starts_with(b"](")
+                            && rest.ends_with(b")"))
+                        .then(|| {
+                            base + part.body_offset(open.text_end + 1)
+                                ..base + part.body_offset(range.end)
+                        });
+                        let target = resolve(path, &open.dest);
+                        out.links.push(Link {
+                            text: open.text,
+                            dest: open.dest,
+                            target,
+                            line: open.line,
+                            dest_span,
+                        });
+                    }
                 }
-                if let Some((_, _, code_text)) = code.as_mut() {
-                    code_text.push_str(text);
+                Event::Start(Tag::CodeBlock(kind)) => {
+                    code = Some((fence_language(&kind), line, String::new()));
                 }
+                Event::End(TagEnd::CodeBlock) => {
+                    if let Some((lang, start, text)) = code.take() {
+                        let end = lines
+                            .line(base + part.body_offset(range.end.saturating_sub(1)))
+                            .max(start);
+                        out.code_blocks.push(CodeBlock {
+                            lang,
+                            line: start,
+                            end_line: end,
+                            code: text.into(),
+                        });
+                    }
+                }
+                Event::Start(Tag::Image { .. }) => images += 1,
+                Event::End(TagEnd::Image) => images = images.saturating_sub(1),
+                Event::Text(ref text) | Event::Code(ref text) => {
+                    // A bare URL in prose is a link, as the reader shows it.
+                    if let Event::Text(prose) = &event
+                        && link.is_none()
+                        && code.is_none()
+                        && images == 0
+                    {
+                        let mut rest: &str = prose;
+                        while let Some(url) = bare_url(rest) {
+                            let found = &rest[url.clone()];
+                            out.links.push(Link {
+                                text: found.to_string(),
+                                dest: found.to_string(),
+                                target: LinkTarget::External(found.to_string()),
+                                line,
+                                dest_span: None,
+                            });
+                            rest = &rest[url.end..];
+                        }
+                    }
+                    if let Some((_, _, _, title)) = heading.as_mut() {
+                        title.push_str(text);
+                    }
+                    if let Some(open) = link.as_mut() {
+                        open.text.push_str(text);
+                    }
+                    if let Some((_, _, code_text)) = code.as_mut() {
+                        code_text.push_str(text);
+                    }
+                }
+                Event::SoftBreak | Event::HardBreak => {
+                    if let Some((_, _, _, title)) = heading.as_mut() {
+                        title.push(' ');
+                    }
+                    if let Some(open) = link.as_mut() {
+                        open.text.push(' ');
+                    }
+                }
+                _ => {}
             }
-            Event::SoftBreak | Event::HardBreak => {
-                if let Some((_, _, _, title)) = heading.as_mut() {
-                    title.push(' ');
-                }
-                if let Some(open) = link.as_mut() {
-                    open.text.push(' ');
-                }
-            }
-            _ => {}
         }
     }
 }
@@ -685,6 +725,44 @@ fn hex(b: u8) -> Option<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reading_in_parts_finds_the_same_sections_links_and_code() {
+        use crate::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+        let corpus = crate::corpus::Corpus::load(&SourceSet {
+            builtin: Some(&BUILTIN_KNOWLEDGE),
+            overlays: Vec::new(),
+        });
+        let mut split = 0;
+        for doc in &corpus.documents {
+            let lines = LineIndex::new(&doc.text);
+            let read = |part_bytes: usize| {
+                let mut parsed = Parsed::default();
+                let body = &doc.text[doc.body_offset..];
+                parse_body(
+                    &doc.path,
+                    body,
+                    doc.body_offset,
+                    &lines,
+                    &mut parsed,
+                    part_bytes,
+                );
+                parsed
+            };
+            let (whole, parted) = (read(usize::MAX), read(1024));
+            split += usize::from(chunks::chunks(doc.body(), 1024).len() > 1);
+            let sections = |p: &Parsed| -> Vec<(u8, String, String, usize)> {
+                p.sections
+                    .iter()
+                    .map(|s| (s.level, s.title.clone(), s.anchor.clone(), s.line))
+                    .collect()
+            };
+            assert_eq!(sections(&whole), sections(&parted), "{}", doc.path);
+            assert_eq!(whole.links, parted.links, "{}", doc.path);
+            assert_eq!(whole.code_blocks, parted.code_blocks, "{}", doc.path);
+        }
+        assert!(split > 30, "only {split} documents were read in parts");
+    }
 
     #[test]
     fn bare_urls_are_found_as_github_finds_them() {

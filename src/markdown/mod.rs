@@ -7,7 +7,6 @@
 //! is reused, so an anchor here is always the anchor `lore check` validated.
 
 mod ansi;
-mod chunks;
 mod headings;
 mod highlight;
 mod lines;

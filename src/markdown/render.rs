@@ -14,13 +14,12 @@ use pulldown_cmark::{BlockQuoteKind, BrokenLink, Event, LinkType, Parser, Tag, T
 use ratatui::style::Style;
 use ratatui::text::Span;
 
-use super::chunks;
 use super::highlight::Highlighter;
 use super::table::{self, Row};
 use super::wrap::{self, Frag, Inline, WrappedLine, break_preformatted, wrap};
 use super::{RenderOptions, Rendered, RenderedCode, RenderedLink};
 use crate::corpus::{
-    Document, LinkTarget, bare_url, fence_language, markdown_options, resolve, slug,
+    Document, LinkTarget, bare_url, chunks, fence_language, markdown_options, resolve, slug,
 };
 use crate::text::sanitize;
 use crate::theme::Theme;
@@ -663,7 +662,10 @@ impl Renderer<'_> {
         let source = self.last_source(1);
         if level <= 2 && widest > 0 {
             let bar = if level == 1 { "═" } else { "─" };
-            self.push_line(vec![Span::styled(bar.repeat(widest), style)], source, &[]);
+            // A title line can pass the width (an escape is never cut); its
+            // underline does not.
+            let bar = bar.repeat(widest.min(width));
+            self.push_line(vec![Span::styled(bar, style)], source, &[]);
         }
         let index = self.headings_seen;
         self.headings_seen += 1;
