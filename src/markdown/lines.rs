@@ -206,16 +206,6 @@ impl<'a> IntoIterator for &'a Lines {
     }
 }
 
-impl<'a> FromIterator<Line<'a>> for Lines {
-    fn from_iter<T: IntoIterator<Item = Line<'a>>>(lines: T) -> Lines {
-        let mut out = Lines::default();
-        for line in lines {
-            out.push(line.spans);
-        }
-        out
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use ratatui::style::{Color, Modifier};
