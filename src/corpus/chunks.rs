@@ -18,6 +18,9 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::ops::Range;
+
+use pulldown_cmark::{BrokenLink, CowStr, Event, Parser};
 
 /// A body longer than four times this is parsed in parts of about this
 /// size: small enough that a part's parse tree and, for a table, its rows
@@ -198,11 +201,39 @@ fn list_marker(line: &str) -> Option<char> {
     ((bullet || number) && chars.next().is_some_and(|c| c == ' ' || c == '\t')).then_some(marker)
 }
 
+/// Link reference definitions by normalized label: destination and title.
+pub type Definitions = HashMap<String, (String, String)>;
+
+/// The definitions the parts of `body` share (none when it is one part,
+/// which sees its own).
+pub fn shared_definitions(body: &str, parts: &[Chunk<'_>]) -> Definitions {
+    if parts.len() > 1 {
+        reference_definitions(body)
+    } else {
+        Definitions::new()
+    }
+}
+
+/// The events of one part with their byte ranges in its text; a reference
+/// the part does not define is looked up in `definitions`.
+pub fn events<'a>(
+    part: &'a Chunk<'_>,
+    definitions: &'a Definitions,
+) -> impl Iterator<Item = (Event<'a>, Range<usize>)> + 'a {
+    let defined = move |link: BrokenLink<'a>| {
+        definitions
+            .get(&normalize_label(&link.reference))
+            .map(|(dest, title)| (CowStr::from(dest.clone()), CowStr::from(title.clone())))
+    };
+    Parser::new_with_broken_link_callback(&part.text, super::markdown_options(), Some(defined))
+        .into_offset_iter()
+}
+
 /// Link reference definitions (`[label]: destination "title"`) written on
 /// one line at the margin, by normalized label, for parts that use a label
 /// another part defines. The first definition of a label wins, as in
 /// CommonMark.
-pub fn reference_definitions(body: &str) -> HashMap<String, (String, String)> {
+fn reference_definitions(body: &str) -> Definitions {
     let mut out = HashMap::new();
     let mut fence: Option<(char, usize)> = None;
     for line in body.lines() {
@@ -253,7 +284,7 @@ pub fn reference_definitions(body: &str) -> HashMap<String, (String, String)> {
 
 /// A reference label as CommonMark matches it: case-folded, inner
 /// whitespace collapsed.
-pub fn normalize_label(label: &str) -> String {
+fn normalize_label(label: &str) -> String {
     label
         .split_whitespace()
         .collect::<Vec<_>>()

@@ -2,7 +2,7 @@
 //! code blocks. This is the only place that parses Markdown structure for the
 //! corpus; search, rendering and checks all read `Document`.
 
-use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, LinkType, Options, Tag, TagEnd};
 
 use super::chunks;
 use super::drop::DropInfo;
@@ -405,21 +405,10 @@ fn parse_body(
 
     // A big body is parsed in parts, as the renderer does (`chunks`).
     let parts = chunks::chunks(body, part_bytes);
-    let definitions = if parts.len() > 1 {
-        chunks::reference_definitions(body)
-    } else {
-        std::collections::HashMap::new()
-    };
+    let definitions = chunks::shared_definitions(body, &parts);
     for part in &parts {
-        let mut defined = |link: pulldown_cmark::BrokenLink<'_>| {
-            definitions
-                .get(&chunks::normalize_label(&link.reference))
-                .map(|(dest, title)| (dest.clone().into(), title.clone().into()))
-        };
         let text: &str = &part.text;
-        let events =
-            Parser::new_with_broken_link_callback(text, markdown_options(), Some(&mut defined));
-        for (event, range) in events.into_offset_iter() {
+        for (event, range) in chunks::events(part, &definitions) {
             let line = lines.line(base + part.body_offset(range.start));
             // Everything inside a link is its text: where the text ends, the
             // destination begins.

@@ -7,10 +7,10 @@
 //! Every piece of file text is sanitized before it is measured, so control
 //! characters can neither reach the terminal nor upset the widths.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
-use pulldown_cmark::{BlockQuoteKind, BrokenLink, Event, LinkType, Parser, Tag, TagEnd};
+use pulldown_cmark::{BlockQuoteKind, Event, LinkType, Tag, TagEnd};
 use ratatui::style::Style;
 use ratatui::text::Span;
 
@@ -18,9 +18,7 @@ use super::highlight::Highlighter;
 use super::table::{self, Row};
 use super::wrap::{self, Frag, Inline, WrappedLine, break_preformatted, wrap};
 use super::{RenderOptions, Rendered, RenderedCode, RenderedLink};
-use crate::corpus::{
-    Document, LinkTarget, bare_url, chunks, fence_language, markdown_options, resolve, slug,
-};
+use crate::corpus::{Document, LinkTarget, bare_url, chunks, fence_language, resolve, slug};
 use crate::text::sanitize;
 use crate::theme::Theme;
 
@@ -89,26 +87,12 @@ fn render_in_parts(doc: &Document, options: &RenderOptions<'_>, part_bytes: usiz
     // A big body is parsed a part at a time (see `chunks`); the parts then
     // share the document's link reference definitions.
     let parts = chunks::chunks(body, part_bytes);
-    let definitions = if parts.len() > 1 {
-        chunks::reference_definitions(body)
-    } else {
-        HashMap::new()
-    };
+    let definitions = chunks::shared_definitions(body, &parts);
     for part in &parts {
-        let mut defined = |link: BrokenLink<'_>| {
-            definitions
-                .get(&chunks::normalize_label(&link.reference))
-                .map(|(dest, title)| (dest.clone().into(), title.clone().into()))
-        };
         // Events are taken as they come, with the two the layout looks
         // ahead at: collected whole, they took more memory than the
         // rendered lines (about 100 bytes an event, several events a line).
-        let mut events = Parser::new_with_broken_link_callback(
-            &part.text,
-            markdown_options(),
-            Some(&mut defined),
-        )
-        .into_offset_iter();
+        let mut events = chunks::events(part, &definitions);
         let mut ahead: VecDeque<Spanned<'_>> = events.by_ref().take(LOOKAHEAD + 1).collect();
         while let Some((event, range)) = ahead.pop_front() {
             ahead.extend(events.by_ref().take(LOOKAHEAD - ahead.len()));
