@@ -22,10 +22,19 @@ impl Terminal {
     }
 
     fn start_with(home: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Terminal {
+        Terminal::start_sized(home, args, env, 120)
+    }
+
+    fn start_sized(
+        home: &std::path::Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+        cols: u16,
+    ) -> Terminal {
         let pty = native_pty_system()
             .openpty(PtySize {
                 rows: 40,
-                cols: 120,
+                cols,
                 pixel_width: 0,
                 pixel_height: 0,
             })
@@ -108,13 +117,13 @@ fn asks_on_a_terminal_keeps_the_session_and_offers_to_resume() {
 
     let mut t = Terminal::start(home.path(), &["decide", "need-cupti"]);
     t.expect("How did PyTorch get into the image that runs your code?");
-    t.expect("  1. pip install torch from PyPI (Linux x86_64 wheel)");
+    t.expect("1. pip install torch from PyPI (Linux x86_64 wheel)");
     t.expect("Choose 1-3, b back, ? why, q quit: ");
     t.type_line("?");
-    t.expect("Why it matters:");
+    t.expect("▸ Why it matters");
     t.expect("Choose 1-3, b back, ? why, q quit: ");
     t.type_line("1");
-    t.expect("Does `import torch` already fail");
+    t.expect("Does import torch already fail");
     t.expect("Choose 1-2, b back, ? why, q quit: ");
     t.type_line("q");
     t.expect("Session kept; `lore decide need-cupti` offers to resume it.");
@@ -124,15 +133,67 @@ fn asks_on_a_terminal_keeps_the_session_and_offers_to_resume() {
     let mut t = Terminal::start(home.path(), &["decide", "need-cupti"]);
     t.expect("You have an unfinished `need-cupti` session (1 answer). Resume it? [Y/n] ");
     t.type_line("");
-    t.expect("Does `import torch` already fail");
+    t.expect("Does import torch already fail");
     t.type_line("1");
-    t.expect("Outcome: Put the wheel's CUPTI back");
+    t.expect("Put the wheel's CUPTI back");
+    t.expect("Verdict:");
     t.expect("b back, t save a transcript, q quit: ");
     t.type_line("q");
     assert_eq!(t.exit_code(), 0);
     assert!(
         !home.path().join("data/sessions/need-cupti.json").exists(),
         "a finished session is not offered again"
+    );
+}
+
+/// On a terminal, questions and outcomes are Markdown rendered to the
+/// terminal's width: no backticks or `**`, no line wider than the terminal,
+/// commands in code blocks, and an inline command never split where it fits.
+#[test]
+fn questions_and_outcomes_are_rendered_to_the_terminal_width() {
+    let home = tempfile::tempdir().unwrap();
+    let args = [
+        "decide",
+        "need-cupti",
+        "--answer",
+        "torch-install=pip",
+        "--answer",
+        "pip-import=fails",
+    ];
+    let (outcome, code) =
+        Terminal::start_sized(home.path(), &args, &[("NO_COLOR", "1")], 60).rest();
+    assert_eq!(code, 0, "{outcome}");
+    let (question, code) =
+        Terminal::start_sized(home.path(), &args[..4], &[("NO_COLOR", "1")], 60).rest();
+    assert_eq!(code, 0, "{question}");
+    for out in [&outcome, &question] {
+        for line in out.split("\r\n").filter(|l| !l.starts_with("Next: ")) {
+            assert!(
+                line.chars().count() <= 60,
+                "wider than the terminal: {line:?}\n{out}"
+            );
+            assert!(
+                !line.contains('`') && !line.contains("**"),
+                "raw Markdown: {line:?}"
+            );
+        }
+    }
+    assert!(
+        question.contains("Does import torch already fail"),
+        "{question}"
+    );
+    assert!(question.contains("▸ How to find out"), "{question}");
+    assert!(
+        question.contains("┌─ bash"),
+        "the commands are a code block:\n{question}"
+    );
+    assert!(
+        outcome.contains("Verdict: Reinstall the pinned"),
+        "{outcome}"
+    );
+    assert!(
+        outcome.contains("lore decide devel-as-runtime"),
+        "a related tree is named by its command, in one piece:\n{outcome}"
     );
 }
 

@@ -727,3 +727,118 @@ fn up_in_an_empty_search_box_walks_back_through_earlier_searches() {
     press(&mut a, &["enter"]);
     assert_eq!(a.history.searches[0], "nccl timeouts");
 }
+
+fn walk(app: &App) -> &lore::tui::trees::Walk {
+    app.trees.walk.as_ref().expect("a walk")
+}
+
+fn panel(app: &App) -> &lore::tui::page::Page {
+    &walk(app).question.as_ref().expect("a question").panel
+}
+
+#[test]
+fn a_questions_read_more_opens_in_the_reader_and_backspace_returns_to_it() {
+    let mut a = app();
+    press(&mut a, &["d", "3"]);
+    assert_eq!(walk(&a).session.current_id(), "torch-install");
+    press(&mut a, &["tab"]);
+    let link = panel(&a).focused().cloned().expect("a link in the panel");
+    assert_eq!(
+        link.target,
+        LinkTarget::Internal {
+            path: CUPTI.into(),
+            anchor: Some("who-loads-cupti".into()),
+        }
+    );
+    assert!(status(&a).contains("(Enter opens)"), "{}", status(&a));
+    // The link is named by the heading it points at.
+    assert_eq!(link.text, "Who loads CUPTI");
+    press(&mut a, &["enter"]);
+    assert_eq!(a.screen, Screen::Reader);
+    assert_eq!(
+        page(&a).top,
+        page(&a)
+            .rendered
+            .line_for_anchor("who-loads-cupti")
+            .unwrap()
+    );
+    press(&mut a, &["backspace"]);
+    assert_eq!(a.mode(), Mode::Walk, "back to the question");
+    assert_eq!(walk(&a).session.current_id(), "torch-install");
+    assert!(walk(&a).session.path().is_empty(), "nothing was answered");
+
+    // Moving to another option leaves the link: Enter answers again.
+    press(&mut a, &["tab", "down"]);
+    assert!(panel(&a).focus.is_none());
+    press(&mut a, &["enter"]);
+    assert_eq!(
+        walk(&a).session.path(),
+        [("torch-install".into(), "conda".into())]
+    );
+}
+
+#[test]
+fn y_and_shift_y_copy_the_panels_commands_as_written() {
+    // 60x15: the panel shows four rows, so its commands start out of view.
+    let mut a = common::shipped_app(Theme::plain(), 60, 15);
+    press(&mut a, &["d", "3"]);
+    let _ = a.take_effects();
+    press(&mut a, &["y"]);
+    assert!(copies(&mut a).is_empty());
+    assert!(status(&a).contains("PgDn"), "{}", status(&a));
+    press(&mut a, &["Y"]);
+    let both = "pip show torch | grep -E '^(Version|Location)'\n\
+                python -c \"import importlib.metadata as m; print(m.version('torch'))\"\n";
+    assert_eq!(copies(&mut a), vec![both.to_string()]);
+
+    // PgDn scrolls the panel, not the options, until the block is in view.
+    let height = a.walk_layout().panel.height as usize;
+    for _ in 0..40 {
+        if !panel(&a).code_on_screen(height).is_empty() {
+            break;
+        }
+        press(&mut a, &["pagedown"]);
+    }
+    assert!(panel(&a).top > 0);
+    assert_eq!(walk(&a).option, 0);
+    press(&mut a, &["y"]);
+    let copied = copies(&mut a);
+    assert_eq!(copied.len(), 1, "{} at {}", status(&a), panel(&a).top);
+    assert_eq!(copied[0], both, "no wrap marks, no indent");
+    assert!(
+        status(&a).contains("copied the bash block (2 lines)"),
+        "{}",
+        status(&a)
+    );
+}
+
+#[test]
+fn a_related_decision_on_an_outcome_starts_that_tree() {
+    let mut a = app();
+    press(&mut a, &["d", "3", "1", "1"]);
+    assert_eq!(walk(&a).session.current_id(), "pip-reinstall-wheel");
+    press(&mut a, &["G"]);
+    let related = LinkTarget::External("decide:devel-as-runtime".into());
+    let mut found = false;
+    for _ in 0..10 {
+        press(&mut a, &["tab"]);
+        let page = walk(&a).outcome.as_ref().unwrap();
+        if page.focused().is_some_and(|l| l.target == related) {
+            assert_eq!(
+                page.focused().unwrap().text,
+                "Should the devel image be my runtime image?"
+            );
+            found = true;
+            break;
+        }
+    }
+    assert!(found, "the related tree is a link");
+    press(&mut a, &["enter"]);
+    assert_eq!(a.mode(), Mode::Walk);
+    assert_eq!(walk(&a).session.tree().id, "devel-as-runtime");
+    assert_eq!(walk(&a).session.current_id(), "purpose");
+    assert!(
+        a.trees.sessions.contains_key("need-cupti"),
+        "the finished walk is kept for this run"
+    );
+}

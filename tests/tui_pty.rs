@@ -340,7 +340,7 @@ fn a_walk_is_saved_resumed_and_its_evidence_opens() {
     pty.send("3");
     pty.wait_for("How did PyTorch get into the image");
     pty.send("1");
-    pty.wait_for("Does `import torch` already fail");
+    pty.wait_for("Does import torch already fail");
     pty.send("q");
     assert!(pty.wait_exit().success());
     let saved = home.path().join("data/sessions/need-cupti.json");
@@ -372,6 +372,75 @@ fn a_walk_is_saved_resumed_and_its_evidence_opens() {
         .expect("a transcripts folder")
         .collect();
     assert_eq!(transcripts.len(), 1);
+}
+
+/// A tree's question in a real terminal: at 80x24 every option and the start
+/// of the panel are on screen; Tab and Enter open the evidence and Backspace
+/// comes back; at 60x15 the selected option stays on screen as the list
+/// scrolls; `Y` copies the panel's commands to the terminal's clipboard.
+#[test]
+fn the_question_screen_fits_80x24_and_60x15() {
+    let home = common::home();
+    let mut pty = Pty::spawn(&home, &[], 80, 24);
+    pty.wait_for("lore · Library");
+    pty.send("d");
+    pty.wait_for("Should the devel image be my runtime image?");
+    pty.send("2");
+    let screen = pty.wait_for("What is this image for?");
+    let labels = [
+        "1 Development, notebooks",
+        "2 Debugging or profiling",
+        "3 A one-off experiment",
+        "4 Production training",
+    ];
+    for label in labels {
+        assert!(screen.contains(label), "{label} missing:\n{screen}");
+    }
+    assert!(screen.contains("Why it matters"), "{screen}");
+    assert!(
+        screen.contains("nvidia/cuda:*-devel adds the compiler (nvcc)"),
+        "{screen}"
+    );
+    assert!(
+        screen
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.contains("Should the devel image be")),
+        "the first breadcrumb names the tree's question:\n{screen}"
+    );
+    pty.send("\t");
+    pty.wait_for("(Enter opens)");
+    pty.send("\r");
+    pty.wait_until("the evidence in the reader", |s| {
+        s.lines()
+            .next()
+            .is_some_and(|l| l.contains("cuda/21-docker-build-strategy-patterns.md"))
+    });
+    pty.send("\x7f");
+    pty.wait_for("What is this image for?");
+
+    pty.resize(60, 15);
+    pty.wait_for("lore · Decision tree · Should the devel image …");
+    for label in &labels[1..] {
+        pty.send("j");
+        pty.wait_for(&format!("▸ {label}"));
+    }
+    pty.send("k");
+    pty.wait_for("▸ 3 A one-off experiment");
+
+    pty.send("\x1b");
+    pty.wait_for("lore · Decision trees");
+    pty.send("3");
+    pty.wait_for("How did PyTorch get into");
+    pty.send("Y");
+    pty.wait_for("copied 1 command block");
+    assert_eq!(
+        pty.osc52_text(),
+        "pip show torch | grep -E '^(Version|Location)'\n\
+         python -c \"import importlib.metadata as m; print(m.version('torch'))\"\n"
+    );
+    pty.send("q");
+    assert!(pty.wait_exit().success());
 }
 
 /// The walk-through a new user does: `/libcupti`, open the first hit, read

@@ -106,7 +106,7 @@ fn reader_with_contents_find_and_a_focused_link() {
 
 #[test]
 fn decision_trees() {
-    for (w, h) in [(80, 24), (120, 40)] {
+    for (w, h) in [(80, 24), (120, 40), (60, 15)] {
         let mut a = app(w, h);
         press(&mut a, &["d"]);
         insta::assert_snapshot!(format!("trees_{w}x{h}"), screen(&a));
@@ -278,4 +278,43 @@ fn marks_are_styled_on_their_characters() {
             .any(|t| t.contains(link.text.split_whitespace().next().unwrap_or(""))),
         "{focused:?} vs {link:?}"
     );
+}
+
+/// The first question of "devel as runtime" has four long options: at 80x24
+/// all of them and the start of the panel fit; at 60x15 they cannot, and the
+/// list scrolls so the selected one is always on screen.
+#[test]
+fn a_question_shows_its_options_and_panel_at_80x24_and_keeps_the_selected_one_at_60x15() {
+    let labels = [
+        "Development, notebooks",
+        "Debugging or profiling",
+        "A one-off experiment",
+        "Production training",
+    ];
+    let mut a = app(80, 24);
+    press(&mut a, &["d", "2"]);
+    let s = screen(&a);
+    for label in labels {
+        assert!(s.contains(label), "{label} missing:\n{s}");
+    }
+    assert!(s.contains("┌ Why it matters"), "{s}");
+    assert!(
+        s.contains("nvidia/cuda:*-devel adds the compiler (nvcc)"),
+        "{s}"
+    );
+    assert!(!s.contains('`'), "no raw Markdown:\n{s}");
+
+    let mut a = app(60, 15);
+    press(&mut a, &["d", "2"]);
+    assert!(screen(&a).contains("▸ 1 Development"), "{}", screen(&a));
+    for (n, label) in labels.iter().enumerate().skip(1) {
+        press(&mut a, &["down"]);
+        let s = screen(&a);
+        let selected = format!("▸ {} {label}", n + 1);
+        assert!(s.contains(&selected), "{selected} not on screen:\n{s}");
+        assert!(s.contains("┌ Why it matters"), "{s}");
+    }
+    // Back up: the first option comes back into view.
+    press(&mut a, &["up", "up", "up"]);
+    assert!(screen(&a).contains("▸ 1 Development"), "{}", screen(&a));
 }

@@ -10,12 +10,16 @@ use anyhow::Context;
 use serde::Serialize;
 
 use crate::cli::{DecideArgs, GraphFormat};
-use crate::config::Settings;
-use crate::corpus::Corpus;
+use crate::config::{Settings, ThemeName};
+use crate::corpus::{Corpus, Document};
+use crate::decide::markdown::{self as tree_md, Names, RelatedAs};
 use crate::decide::probes::Settled;
 use crate::decide::{self, DecisionTree, Outcome, Question, Session, SessionStore, Step};
+use crate::markdown::{Highlighter, RenderOptions, render, write_ansi};
 use crate::probe::{self, Findings, ProbeOptions};
+use crate::sources::{Origin, SourceFile};
 use crate::text::{inline, one_line, sanitize};
+use crate::theme::Theme;
 
 use super::{EXIT_OK, EXIT_USAGE, stdout};
 
@@ -74,13 +78,17 @@ pub fn run(settings: &Settings, args: &DecideArgs, probing: &ProbeOptions) -> an
         let stdin = io::stdin();
         let mut input = stdin.lock();
         let mut out = io::stdout().lock();
+        let names = Names {
+            corpus: &corpus,
+            trees: &loaded.trees,
+        };
         let session = walk(
             tree,
-            &corpus,
+            &names,
             store.as_ref(),
             &mut input,
             &mut out,
-            settings.color,
+            Style::for_terminal(settings),
         )?;
         if let Some(file) = &args.transcript {
             write_transcript(&session, file)?;
@@ -147,8 +155,14 @@ pub fn run(settings: &Settings, args: &DecideArgs, probing: &ProbeOptions) -> an
         }
         super::write_json(&mut out, &json)?;
     } else {
-        let style = Style {
-            color: settings.color,
+        let style = if io::stdout().is_terminal() {
+            Style::for_terminal(settings)
+        } else {
+            Style::plain_text(settings.color)
+        };
+        let names = Names {
+            corpus: &corpus,
+            trees: &loaded.trees,
         };
         print_header(&mut out, &session, style)?;
         if args.probe {
@@ -156,20 +170,30 @@ pub fn run(settings: &Settings, args: &DecideArgs, probing: &ProbeOptions) -> an
         }
         match session.current() {
             Step::Question(q) => {
-                print_question(&mut out, q, &corpus, style)?;
+                print_question(&mut out, &session, q, &names, style)?;
                 let answers: Vec<String> = q
                     .options
                     .iter()
                     .map(|o| inline(&format!("{}={}", q.id, o.id)))
                     .collect();
-                let width = answers.iter().map(|a| a.chars().count()).max().unwrap_or(0);
-                for (i, (option, answer)) in q.options.iter().zip(&answers).enumerate() {
-                    writeln!(
-                        out,
-                        "  {:>2}. {answer:<width$}  {}",
-                        i + 1,
-                        one_line(&option.label)
-                    )?;
+                if let Some(width) = style.width {
+                    let mut md = String::new();
+                    for (i, (option, answer)) in q.options.iter().zip(&answers).enumerate() {
+                        let answer = answer.replace('`', "'");
+                        let label = one_line(&option.label);
+                        md.push_str(&format!("{}. `{answer}` {label}\n", i + 1));
+                    }
+                    style.markdown(&mut out, md, width)?;
+                } else {
+                    let width = answers.iter().map(|a| a.chars().count()).max().unwrap_or(0);
+                    for (i, (option, answer)) in q.options.iter().zip(&answers).enumerate() {
+                        writeln!(
+                            out,
+                            "  {:>2}. {answer:<width$}  {}",
+                            i + 1,
+                            one_line(&option.label)
+                        )?;
+                    }
                 }
                 let mut next = format!("lore decide {}", tree.id);
                 if args.probe {
@@ -182,10 +206,7 @@ pub fn run(settings: &Settings, args: &DecideArgs, probing: &ProbeOptions) -> an
                 }
                 writeln!(out, "\nNext: {next} --answer {}=OPTION", q.id)?;
             }
-            Step::Outcome(o) => {
-                print_history(&mut out, &session, style)?;
-                print_outcome(&mut out, o, &corpus, style)?;
-            }
+            Step::Outcome(o) => print_outcome(&mut out, &session, o, &names, style)?,
         }
     }
     out.flush()?;
@@ -205,7 +226,7 @@ fn list(trees: &[DecisionTree], json: bool, color: bool) -> anyhow::Result<u8> {
             .collect();
         super::write_json(&mut out, &list)?;
     } else {
-        let style = Style { color };
+        let style = Style::plain_text(color);
         let width = trees.iter().map(|t| t.id.len()).max().unwrap_or(0);
         for t in trees {
             writeln!(
@@ -425,12 +446,67 @@ fn write_transcript(session: &Session, file: &Path) -> anyhow::Result<()> {
         .with_context(|| format!("cannot write transcript {}", file.display()))
 }
 
+/// How a walk is printed. On a terminal, questions and outcomes go through
+/// the Markdown renderer at the terminal's width (no raw Markdown, wrapped at
+/// word boundaries); to a pipe they are plain text, one line per paragraph,
+/// as scripts have read them.
 #[derive(Clone, Copy)]
 struct Style {
     color: bool,
+    /// Columns to render Markdown to; `None` prints plain text.
+    width: Option<u16>,
+    theme: ThemeName,
 }
 
 impl Style {
+    fn for_terminal(settings: &Settings) -> Style {
+        let width = ratatui::crossterm::terminal::size()
+            .ok()
+            .map(|(columns, _)| columns)
+            .filter(|&c| c > 0)
+            .unwrap_or(80);
+        Style {
+            color: settings.color,
+            width: Some(width),
+            // The configured theme: asking the terminal for its background
+            // could leave a late answer in the input the walk reads.
+            theme: settings.theme,
+        }
+    }
+
+    fn plain_text(color: bool) -> Style {
+        Style {
+            color,
+            width: None,
+            theme: ThemeName::default(),
+        }
+    }
+
+    /// Markdown rendered for the terminal.
+    fn markdown(self, out: &mut impl Write, md: String, width: u16) -> io::Result<()> {
+        let doc = Document::parse(SourceFile {
+            rel: "decide.md".into(),
+            origin: Origin::Builtin,
+            text: md,
+            stamp: None,
+        });
+        let theme = if self.color {
+            Theme::for_name(self.theme)
+        } else {
+            Theme::plain()
+        };
+        let rendered = render(
+            &doc,
+            &RenderOptions {
+                width,
+                theme: &theme,
+                highlighter: self.color.then(Highlighter::global),
+                wrap_code: true,
+            },
+        );
+        write_ansi(out, rendered.lines.iter(), self.color)
+    }
+
     fn bold(self, text: &str) -> String {
         if self.color {
             format!("\x1b[1m{text}\x1b[0m")
@@ -483,16 +559,27 @@ fn print_header(out: &mut impl Write, session: &Session, style: Style) -> io::Re
 /// A question with why it matters, how to find out and the evidence.
 fn print_question(
     out: &mut impl Write,
+    session: &Session,
     q: &Question,
-    corpus: &Corpus,
+    names: &Names<'_>,
     style: Style,
 ) -> io::Result<()> {
+    if let Some(width) = style.width {
+        let md = format!(
+            "## {}\n\n### Why it matters\n\n{}",
+            one_line(&q.text),
+            tree_md::question_panel(session, q, names, None)
+        );
+        writeln!(out)?;
+        style.markdown(out, md, width)?;
+        return writeln!(out);
+    }
     writeln!(out, "\n{}\n", style.bold(&one_line(&q.text)))?;
     writeln!(out, "  Why it matters:\n{}", block(&q.why, "    "))?;
     if let Some(help) = &q.help {
         writeln!(out, "  How to find out:\n{}", block(help, "    "))?;
     }
-    print_evidence(out, &q.evidence, corpus)?;
+    print_evidence(out, &q.evidence, names.corpus)?;
     writeln!(out)
 }
 
@@ -520,10 +607,18 @@ fn print_evidence(
 
 fn print_outcome(
     out: &mut impl Write,
+    session: &Session,
     o: &Outcome,
-    corpus: &Corpus,
+    names: &Names<'_>,
     style: Style,
 ) -> io::Result<()> {
+    if let Some(width) = style.width {
+        writeln!(out)?;
+        let md = tree_md::outcome_page(session, o, names, RelatedAs::Commands);
+        return style.markdown(out, md, width);
+    }
+    print_history(out, session, style)?;
+    let corpus = names.corpus;
     writeln!(
         out,
         "\n{} {}",
@@ -592,15 +687,14 @@ fn print_history(out: &mut impl Write, session: &Session, style: Style) -> io::R
 /// (when a data folder exists), so an interrupted walk can be resumed; the
 /// saved session is dropped once an outcome is reached. Generic over input and
 /// output so tests can drive it without a terminal.
-pub(crate) fn walk(
+fn walk(
     tree: &DecisionTree,
-    corpus: &Corpus,
+    names: &Names<'_>,
     store: Option<&SessionStore>,
     input: &mut impl BufRead,
     out: &mut impl Write,
-    color: bool,
+    style: Style,
 ) -> anyhow::Result<Session> {
-    let style = Style { color };
     let mut session = Session::new(tree);
     if let Some(store) = store {
         match store.resume(tree) {
@@ -668,10 +762,7 @@ pub(crate) fn walk(
         match session.current() {
             Step::Question(q) => {
                 let q = q.clone();
-                writeln!(out, "\n{}\n", style.bold(&one_line(&q.text)))?;
-                for (i, option) in q.options.iter().enumerate() {
-                    writeln!(out, "  {}. {}", i + 1, one_line(&option.label))?;
-                }
+                print_options(out, &q, style)?;
                 let count = q.options.len();
                 loop {
                     write!(out, "\nChoose 1-{count}, b back, ? why, q quit: ")?;
@@ -682,7 +773,7 @@ pub(crate) fn walk(
                     match answer.as_str() {
                         "q" | "quit" => return quit(out, &session, store),
                         "?" | "h" | "help" => {
-                            print_question(out, &q, corpus, style)?;
+                            print_question(out, &session, &q, names, style)?;
                         }
                         "b" | "back" => {
                             if session.back().is_none() {
@@ -705,8 +796,7 @@ pub(crate) fn walk(
             }
             Step::Outcome(o) => {
                 let o = o.clone();
-                print_history(out, &session, style)?;
-                print_outcome(out, &o, corpus, style)?;
+                print_outcome(out, &session, &o, names, style)?;
                 loop {
                     write!(out, "\nb back, t save a transcript, q quit: ")?;
                     out.flush()?;
@@ -743,6 +833,23 @@ pub(crate) fn walk(
             }
         }
     }
+}
+
+/// The question and its numbered options, as the interactive walk asks it.
+fn print_options(out: &mut impl Write, q: &Question, style: Style) -> io::Result<()> {
+    if let Some(width) = style.width {
+        let mut md = format!("**{}**\n\n", one_line(&q.text));
+        for (i, option) in q.options.iter().enumerate() {
+            md.push_str(&format!("{}. {}\n", i + 1, one_line(&option.label)));
+        }
+        writeln!(out)?;
+        return style.markdown(out, md, width);
+    }
+    writeln!(out, "\n{}\n", style.bold(&one_line(&q.text)))?;
+    for (i, option) in q.options.iter().enumerate() {
+        writeln!(out, "  {}. {}", i + 1, one_line(&option.label))?;
+    }
+    Ok(())
 }
 
 fn quit(
@@ -811,7 +918,13 @@ mod tests {
     ) -> (Session, String) {
         let mut input = io::Cursor::new(keys.as_bytes().to_vec());
         let mut out = Vec::new();
-        let session = walk(tree, corpus, Some(store), &mut input, &mut out, false).unwrap();
+        let (_, trees) = builtin();
+        let names = Names {
+            corpus,
+            trees: &trees,
+        };
+        let style = Style::plain_text(false);
+        let session = walk(tree, &names, Some(store), &mut input, &mut out, style).unwrap();
         (session, String::from_utf8(out).unwrap())
     }
 

@@ -8,6 +8,7 @@
 //! the command line; those call into it, so both walk trees the same way.
 
 mod graph;
+pub mod markdown;
 pub mod probes;
 mod session;
 mod store;

@@ -13,8 +13,8 @@
 //! [nodes.profiling]
 //! kind = "question"
 //! text = "Which profiling will you run in this image?"
-//! why = "Why the answer changes the outcome"
-//! help = "How to find out, e.g. the command that tells"   # optional
+//! why = "Why the answer changes the outcome"       # Markdown; an indented line is a command
+//! help = "How to find out, e.g. the command that tells"   # optional, written as `why`
 //! evidence = ["cuda/20-cupti-deep-dive-arr-coc.md#who-loads-cupti"]   # optional
 //! [[nodes.profiling.options]]
 //! id = "torch-profiler"

@@ -223,7 +223,14 @@ impl Renderer<'_> {
                 self.collect_title(text);
                 self.collect_link_text(text);
                 let style = self.style().patch(self.theme.inline_code);
-                self.push_frag(sanitize(text), style, line);
+                let text = sanitize(text);
+                if !text.is_empty() {
+                    self.push_frag(text, style, line);
+                    // A command, a path or an anchor: not split where it fits.
+                    if let Some(Inline::Text(frag)) = self.inline.last_mut() {
+                        frag.whole = true;
+                    }
+                }
             }
             Event::Html(text) => match self.html.as_mut() {
                 Some((html, _)) => html.push_str(text),
@@ -393,6 +400,7 @@ impl Renderer<'_> {
                         style: self.theme.footnote,
                         link: None,
                         source: line,
+                        whole: false,
                     });
                 }
             }
@@ -609,6 +617,7 @@ impl Renderer<'_> {
             style,
             link: self.current_link,
             source,
+            whole: false,
         }));
     }
 

@@ -243,6 +243,7 @@ fn stacked(rows: &[Row], width: usize, theme: &Theme, emit: &mut dyn FnMut(Wrapp
                     style: theme.table_header,
                     link: None,
                     source: row.source,
+                    whole: false,
                 }));
             }
             inlines.extend(cell.iter().cloned());

@@ -26,6 +26,9 @@ pub struct Frag {
     pub link: Option<usize>,
     /// The file line the text came from.
     pub source: usize,
+    /// Kept on one line when it fits the width (inline code: a command, a
+    /// path, an anchor); broken at its spaces only when it cannot fit.
+    pub whole: bool,
 }
 
 /// Inline content: text, or a forced line break.
@@ -234,6 +237,14 @@ pub fn wrap(inlines: &[Inline], width: usize) -> Vec<WrappedLine> {
             }
             Inline::Text(frag) => frag,
         };
+        if frag.whole && width_of(&frag.text) <= wrapper.width {
+            let w = width_of(&frag.text);
+            word.pieces
+                .push((&frag.text, w, frag.style, frag.link, frag.source));
+            word.width += w;
+            any = true;
+            continue;
+        }
         let mut rest = frag.text.as_str();
         while !rest.is_empty() {
             let split = rest.find(is_break_space).unwrap_or(rest.len());
@@ -339,6 +350,7 @@ mod tests {
             style: Style::new(),
             link: None,
             source: 1,
+            whole: false,
         })
     }
 
@@ -385,6 +397,7 @@ mod tests {
                     style: bold,
                     link: Some(0),
                     source: 2,
+                    whole: false,
                 }),
                 text(", end"),
             ],
@@ -393,6 +406,34 @@ mod tests {
         assert_eq!(plain(&lines), vec!["a link text, end"]);
         assert_eq!(lines[0].links, vec![(2, 11, 0)]);
         assert_eq!(lines[0].source, 1);
+    }
+
+    #[test]
+    fn inline_code_stays_on_one_line_where_it_fits() {
+        let code = |s: &str| {
+            Inline::Text(Frag {
+                text: s.into(),
+                style: Style::new(),
+                link: None,
+                source: 1,
+                whole: true,
+            })
+        };
+        // Wider than the width: broken at its spaces, as other text.
+        let lines = wrap(
+            &[
+                text("run "),
+                code("lore decide devel-as-runtime"),
+                text(" now"),
+            ],
+            20,
+        );
+        assert_eq!(
+            plain(&lines),
+            vec!["run lore decide", "devel-as-runtime now"]
+        );
+        let lines = wrap(&[text("then run "), code("lore decide x"), text(".")], 20);
+        assert_eq!(plain(&lines), vec!["then run", "lore decide x."]);
     }
 
     #[test]

@@ -331,7 +331,7 @@ impl App {
                 if self.theme.has_color() && !self.highlighter_ready {
                     self.highlighter_ready = true;
                     self.rerender_reader();
-                    self.refresh_outcome();
+                    self.refresh_walk();
                 }
                 return;
             }
@@ -341,8 +341,8 @@ impl App {
                 if self.page_path() == Some(path.as_str()) {
                     self.rerender_reader();
                 }
-                if self.outcome_path() == Some(path.as_str()) {
-                    self.refresh_outcome();
+                if self.walk_path() == Some(path.as_str()) {
+                    self.refresh_walk();
                 }
                 return;
             }
@@ -447,7 +447,7 @@ impl App {
         let max = self.log_line_count().saturating_sub(1);
         self.log.scroll = self.log.scroll.min(max);
         self.rerender_reader();
-        self.refresh_outcome();
+        self.refresh_walk();
     }
 
     /// Handles an action while help is open; false if help should close and

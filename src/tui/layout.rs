@@ -123,16 +123,21 @@ pub fn outcome(body: Rect) -> Rect {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WalkLayout {
-    /// Breadcrumbs: the answers so far.
+    /// Breadcrumbs: the tree and the answers so far.
     pub crumbs: Rect,
     /// The question and its numbered options.
     pub question: Rect,
-    /// Why the answer matters and how to find out.
+    /// The box for why the answer matters and how to find out.
     pub why: Rect,
+    /// The text inside that box.
+    pub panel: Rect,
 }
 
-/// A question: side by side on a wide terminal, stacked on a narrow one.
-pub fn walk(body: Rect) -> WalkLayout {
+/// A question: side by side on a wide terminal; stacked on a narrow one,
+/// where the question gets the rows its text and options take (`head_rows`)
+/// as long as the panel keeps a third of the height, at least four rows.
+/// Widths never depend on `head_rows`, so the head can be laid out first.
+pub fn walk(body: Rect, head_rows: usize) -> WalkLayout {
     let crumbs = Rect::new(
         body.x + 1,
         body.y,
@@ -145,19 +150,33 @@ pub fn walk(body: Rect) -> WalkLayout {
         body.width,
         body.height.saturating_sub(crumbs.height),
     );
-    if rest.width >= 100 {
+    let (question, why) = if rest.width >= 100 {
         let left = rest.width * 11 / 20;
-        return WalkLayout {
-            crumbs,
-            question: Rect::new(rest.x + 1, rest.y, left.saturating_sub(2), rest.height),
-            why: Rect::new(rest.x + left, rest.y, rest.width - left, rest.height),
-        };
-    }
-    let top = rest.height / 2;
+        (
+            Rect::new(rest.x + 1, rest.y, left.saturating_sub(2), rest.height),
+            Rect::new(rest.x + left, rest.y, rest.width - left, rest.height),
+        )
+    } else {
+        let panel_min = (rest.height / 3).max(4).min(rest.height);
+        let wanted = u16::try_from(head_rows + 1).unwrap_or(u16::MAX);
+        let top = wanted.min(rest.height - panel_min);
+        (
+            Rect::new(rest.x + 1, rest.y, rest.width.saturating_sub(2), top),
+            Rect::new(rest.x, rest.y + top, rest.width, rest.height - top),
+        )
+    };
+    // Inside a border on the top and the left, and one column of margin.
+    let panel = Rect::new(
+        why.x + 2,
+        why.y + 1.min(why.height),
+        why.width.saturating_sub(2),
+        why.height.saturating_sub(1),
+    );
     WalkLayout {
         crumbs,
-        question: Rect::new(rest.x + 1, rest.y, rest.width.saturating_sub(2), top),
-        why: Rect::new(rest.x, rest.y + top, rest.width, rest.height - top),
+        question,
+        why,
+        panel,
     }
 }
 

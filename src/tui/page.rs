@@ -150,6 +150,43 @@ impl Page {
         true
     }
 
+    /// Moves the focus to the next (or previous) link anywhere in the page,
+    /// wrapping around, and scrolls it into view: for a small panel, where
+    /// the links are seldom on screen. Returns false when there is none.
+    pub fn cycle_all_links(&mut self, forward: bool, height: usize) -> bool {
+        let mut firsts: Vec<usize> = Vec::new();
+        for (i, link) in self.rendered.links.iter().enumerate() {
+            if firsts
+                .last()
+                .is_none_or(|&f| self.rendered.links[f].index != link.index)
+            {
+                firsts.push(i);
+            }
+        }
+        if firsts.is_empty() {
+            self.focus = None;
+            return false;
+        }
+        let current = self.focused().and_then(|l| {
+            firsts
+                .iter()
+                .position(|&f| self.rendered.links[f].index == l.index)
+        });
+        let n = firsts.len();
+        let next = match (current, forward) {
+            (None, true) => 0,
+            (None, false) => n - 1,
+            (Some(at), true) => (at + 1) % n,
+            (Some(at), false) => (at + n - 1) % n,
+        };
+        self.focus = Some(firsts[next]);
+        let line = self.rendered.links[firsts[next]].line;
+        if !self.visible(height).contains(&line) {
+            self.scroll_to(line.saturating_sub(height.saturating_sub(1) / 2), height);
+        }
+        true
+    }
+
     /// Code blocks with a line on screen, top first.
     pub fn code_on_screen(&self, height: usize) -> Vec<&RenderedCode> {
         let visible = self.visible(height);

@@ -5,16 +5,21 @@
 //! answer (through an `Effect`: `update` itself never touches the disk).
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
+use std::ops::Range;
 use std::sync::Arc;
 
-use crate::corpus::Document;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+
+use crate::corpus::{Document, LinkTarget};
+use crate::decide::markdown::{self as tree_md, Names, RelatedAs};
 use crate::decide::probes::Settled;
-use crate::decide::{self, AnswerSource, DecisionTree, Outcome, Session, Step};
-use crate::markdown::{Highlighter, RenderOptions, render};
+use crate::decide::{self, AnswerSource, DecisionTree, Question, Session, Step};
+use crate::markdown::{Highlighter, RenderOptions, Rendered, render};
 use crate::probe::Findings;
 use crate::sources::{Origin, SourceFile};
 use crate::text::one_line;
+use crate::theme::Theme;
 
 use super::action::Action;
 use super::app::{App, Effect, Level, Screen};
@@ -46,14 +51,63 @@ pub struct Walk {
     pub session: Session,
     /// The option under the cursor (0-based).
     pub option: usize,
+    /// The question on screen, laid out; `None` at an outcome.
+    pub question: Option<QuestionView>,
     /// The outcome as a page, once one is reached.
     pub outcome: Option<Page>,
+}
+
+/// A question laid out for the screen: its text and its options' labels at
+/// the question area's width (the numbers and the selection are added when
+/// drawn), and the panel beside them (why it matters, how to find out, read
+/// more) as a page with links and code blocks.
+#[derive(Debug)]
+pub struct QuestionView {
+    /// A blank row, the question, a blank row, then every option's label.
+    pub head: Vec<Line<'static>>,
+    /// The rows of `head` each option's label takes.
+    pub options: Vec<Range<usize>>,
+    pub panel: Page,
+}
+
+/// Columns before an option's label: ` ▸ 1 `.
+pub const OPTION_INDENT: u16 = 5;
+
+impl QuestionView {
+    /// The first head row on screen in `height` rows: the top, unless the
+    /// selected option would fall below, then as little scrolled as shows it.
+    pub fn head_top(&self, selected: usize, height: usize) -> usize {
+        let Some(rows) = self.options.get(selected) else {
+            return 0;
+        };
+        if rows.end <= height {
+            0
+        } else {
+            (rows.end - height).min(rows.start)
+        }
+    }
 }
 
 impl App {
     /// Rows for the outcome page.
     pub fn outcome_height(&self) -> usize {
         layout::outcome(layout::body(self.size)).height as usize
+    }
+
+    /// Where the question, its options and the panel go, for the question
+    /// on screen.
+    pub fn walk_layout(&self) -> layout::WalkLayout {
+        let rows = self
+            .trees
+            .walk
+            .as_ref()
+            .and_then(|w| w.question.as_ref())
+            .map_or(0, |q| q.head.len());
+        layout::walk(layout::body(self.size), rows)
+    }
+
+    fn panel_height(&self) -> usize {
+        self.walk_layout().panel.height as usize
     }
 
     pub(super) fn open_trees(&mut self) {
@@ -134,10 +188,26 @@ impl App {
         self.trees.walk = Some(Walk {
             session,
             option: 0,
+            question: None,
             outcome: None,
         });
         self.screen = Screen::Walk;
-        self.refresh_outcome();
+        self.refresh_walk();
+    }
+
+    /// Starts the tree a `decide:ID` link names (a related decision).
+    fn open_related(&mut self, id: &str) {
+        let Some(index) = self.trees.list.iter().position(|t| t.id == id) else {
+            self.set_status(Level::Warning, format!("no decision tree `{id}` is loaded"));
+            return;
+        };
+        if let Some(walk) = self.trees.walk.take() {
+            self.park(walk.session);
+        }
+        let height = (layout::body(self.size).height as usize / 2).max(1);
+        let count = self.trees.list.len();
+        self.trees.cursor.select(index, count, height);
+        self.start_walk(false);
     }
 
     /// Runs the tree's `[[tests]]` the first time it is opened; a tree that
@@ -170,6 +240,8 @@ impl App {
     }
 
     pub(super) fn update_walk(&mut self, action: Action) {
+        let height = self.panel_height();
+        let step = height.saturating_sub(2).max(1) as isize;
         let Some(walk) = self.trees.walk.as_mut() else {
             self.screen = Screen::Trees;
             return;
@@ -182,13 +254,21 @@ impl App {
             Step::Question(q) => q.options.len(),
             Step::Outcome(_) => 0,
         };
+        let Some(view) = walk.question.as_mut() else {
+            return;
+        };
+        let panel = &mut view.panel;
         match action {
             Action::Down | Action::Scroll(1..=i32::MAX) => {
                 walk.option = (walk.option + 1).min(options.saturating_sub(1));
+                panel.focus = None;
             }
             Action::Up | Action::Scroll(i32::MIN..=-1) => {
                 walk.option = walk.option.saturating_sub(1);
+                panel.focus = None;
             }
+            Action::PageDown => panel.scroll_by(step, height),
+            Action::PageUp => panel.scroll_by(-step, height),
             Action::Choose(n) => {
                 if n == 0 || n > options {
                     self.set_status(Level::Info, format!("choose 1 to {options}"));
@@ -196,11 +276,56 @@ impl App {
                     self.answer(n - 1);
                 }
             }
-            Action::Open => {
-                let option = walk.option;
-                self.answer(option);
+            Action::Open => match panel.focused().cloned() {
+                Some(link) => self.follow_walk_link(&link.target),
+                None => {
+                    let option = walk.option;
+                    self.answer(option);
+                }
+            },
+            Action::NextLink | Action::PrevLink => {
+                if !panel.cycle_all_links(action == Action::NextLink, height) {
+                    self.set_status(Level::Info, "this question links to nothing to read");
+                } else if let Some(link) = panel.focused() {
+                    let text = super::reader::describe_target(&link.target, &link.dest);
+                    self.set_status(Level::Info, text);
+                }
+            }
+            Action::CopyCode => {
+                let block = panel
+                    .code_on_screen(height)
+                    .first()
+                    .map(|c| (c.raw.to_string(), c.lang.clone()));
+                match block {
+                    Some((raw, lang)) => self.copy_code(raw, lang),
+                    None => {
+                        self.set_status(Level::Info, "no command in view; PgDn scrolls the panel")
+                    }
+                }
+            }
+            Action::PickCode => {
+                let blocks: Vec<String> = panel
+                    .rendered
+                    .code_blocks
+                    .iter()
+                    .map(|c| c.raw.trim_end_matches('\n').to_string())
+                    .collect();
+                if blocks.is_empty() {
+                    self.set_status(Level::Info, "this question lists no commands");
+                } else {
+                    let n = blocks.len();
+                    let removed = self.copy(&(blocks.join("\n") + "\n"));
+                    self.set_status(
+                        Level::Ok,
+                        format!(
+                            "copied {n} command block{} to the clipboard{removed}",
+                            if n == 1 { "" } else { "s" }
+                        ),
+                    );
+                }
             }
             Action::HistoryBack => self.unanswer(),
+            Action::Back if panel.focus.is_some() => panel.focus = None,
             Action::Back => self.open_trees(),
             Action::Probe => {
                 if !self.trees.probing {
@@ -210,6 +335,32 @@ impl App {
                 self.set_status(Level::Info, "probing…");
             }
             _ => {}
+        }
+    }
+
+    /// Opens a link from a question's panel or an outcome page: knowledge in
+    /// the reader (Backspace comes back here), a related tree as a new walk.
+    fn follow_walk_link(&mut self, target: &LinkTarget) {
+        match target {
+            LinkTarget::Internal { path, anchor } => {
+                let at = anchor.clone().map_or(At::Top, At::Anchor);
+                let path = path.clone();
+                self.open_document(&path, at, Vec::new(), Via::Screen(Screen::Walk));
+            }
+            LinkTarget::External(url) => match tree_md::tree_link(url) {
+                Some(id) => {
+                    let id = id.to_string();
+                    self.open_related(&id);
+                }
+                None => {
+                    let text = format!("web link, not opened: {url}");
+                    self.set_status(Level::Info, text);
+                }
+            },
+            LinkTarget::OutsideRoot(dest) => {
+                let text = format!("`{dest}` is outside the knowledge folders");
+                self.set_status(Level::Warning, text);
+            }
         }
     }
 
@@ -275,7 +426,7 @@ impl App {
         self.set_status(level, message);
         if !answered.is_empty() {
             self.save_progress();
-            self.refresh_outcome();
+            self.refresh_walk();
         }
     }
 
@@ -289,7 +440,7 @@ impl App {
         }
         walk.option = 0;
         self.save_progress();
-        self.refresh_outcome();
+        self.refresh_walk();
     }
 
     /// Drops the last answer: back to the question before.
@@ -307,6 +458,7 @@ impl App {
                 };
                 walk.outcome = None;
                 self.save_progress();
+                self.refresh_walk();
             }
             None => self.open_trees(),
         }
@@ -330,41 +482,78 @@ impl App {
         self.effects_push(effect);
     }
 
-    /// Builds (or rebuilds, after a resize) the outcome page if the walk is at
-    /// an outcome.
-    pub(super) fn refresh_outcome(&mut self) {
-        let width = layout::outcome(layout::body(self.size)).width;
-        let height = self.outcome_height();
+    /// Lays out (again, after a resize or once colours load) the step the
+    /// walk is at: the question with its panel, or the outcome page. A page
+    /// already on screen keeps its place.
+    pub(super) fn refresh_walk(&mut self) {
+        let body = layout::body(self.size);
+        let outcome_width = layout::outcome(body).width;
+        let outcome_height = self.outcome_height();
+        let bare = layout::walk(body, 0);
         let highlighter = self.highlighter_ready.then(Highlighter::interactive);
-        let theme = &self.theme;
+        let names = Names {
+            corpus: &self.corpus,
+            trees: &self.trees.list,
+        };
+        let probe_key = self.keys.key_for(super::keymap::Mode::Walk, &Action::Probe);
         let Some(walk) = self.trees.walk.as_mut() else {
             return;
         };
-        let Step::Outcome(outcome) = walk.session.current() else {
-            walk.outcome = None;
-            return;
+        let rel = format!("{}.md", walk.session.tree().id);
+        let style = Styling {
+            theme: &self.theme,
+            highlighter,
         };
-        let doc = Arc::new(outcome_document(&walk.session, outcome));
-        let rendered = Arc::new(render(
-            &doc,
-            &RenderOptions {
-                width,
-                theme,
-                highlighter,
-                wrap_code: true,
-            },
-        ));
-        match walk.outcome.as_mut() {
-            Some(page) if page.doc.text == doc.text => page.rerendered(rendered, height),
-            _ => walk.outcome = Some(Page::new(Arc::clone(&doc), rendered)),
-        }
+        let doc = match walk.session.current() {
+            Step::Question(question) => {
+                walk.outcome = None;
+                let hint = probe_key
+                    .map(|key| format!("Press `{key}` to answer from evidence (built-in probe)."));
+                let panel_md =
+                    tree_md::question_panel(&walk.session, question, &names, hint.as_deref());
+                let (doc, panel) = style.render(panel_md, &rel, bare.panel.width);
+                let (head, options) = style.head(question, bare.question.width);
+                let panel_height = layout::walk(body, head.len()).panel.height as usize;
+                let panel = match walk.question.take() {
+                    Some(mut view) if view.panel.doc.text == doc.text => {
+                        view.panel.rerendered(Arc::new(panel), panel_height);
+                        view.panel
+                    }
+                    _ => Page::new(Arc::clone(&doc), Arc::new(panel)),
+                };
+                walk.question = Some(QuestionView {
+                    head,
+                    options,
+                    panel,
+                });
+                doc
+            }
+            Step::Outcome(outcome) => {
+                walk.question = None;
+                let md = tree_md::outcome_page(&walk.session, outcome, &names, RelatedAs::Links);
+                let (doc, rendered) = style.render(md, &rel, outcome_width);
+                let rendered = Arc::new(rendered);
+                match walk.outcome.as_mut() {
+                    Some(page) if page.doc.text == doc.text => {
+                        page.rerendered(rendered, outcome_height)
+                    }
+                    _ => walk.outcome = Some(Page::new(Arc::clone(&doc), rendered)),
+                }
+                doc
+            }
+        };
         self.highlight_later(&doc);
     }
 
-    /// The path of the outcome page on screen, if any.
-    pub(super) fn outcome_path(&self) -> Option<&str> {
+    /// The path of the walk's page on screen (a question's panel or the
+    /// outcome), if any.
+    pub(super) fn walk_path(&self) -> Option<&str> {
         let walk = self.trees.walk.as_ref()?;
-        walk.outcome.as_ref().map(|p| p.doc.path.as_str())
+        let page = walk
+            .outcome
+            .as_ref()
+            .or(walk.question.as_ref().map(|q| &q.panel))?;
+        Some(page.doc.path.as_str())
     }
 
     fn update_outcome(&mut self, action: Action) {
@@ -391,24 +580,10 @@ impl App {
             }
             Action::Open => {
                 let Some(link) = page.focused().cloned() else {
-                    self.set_status(Level::Info, "Tab to an evidence link, then Enter opens it");
+                    self.set_status(Level::Info, "Tab to a link, then Enter opens it");
                     return;
                 };
-                match &link.target {
-                    crate::corpus::LinkTarget::Internal { path, anchor } => {
-                        let at = anchor.clone().map_or(At::Top, At::Anchor);
-                        let path = path.clone();
-                        self.open_document(&path, at, Vec::new(), Via::Screen(Screen::Walk));
-                    }
-                    crate::corpus::LinkTarget::External(url) => {
-                        let text = format!("web link, not opened: {url}");
-                        self.set_status(Level::Info, text);
-                    }
-                    crate::corpus::LinkTarget::OutsideRoot(dest) => {
-                        let text = format!("`{dest}` is outside the knowledge folders");
-                        self.set_status(Level::Warning, text);
-                    }
-                }
+                self.follow_walk_link(&link.target);
             }
             Action::CopyCode => {
                 let block = page
@@ -429,6 +604,7 @@ impl App {
                     walk.option = 0;
                 }
                 self.save_progress();
+                self.refresh_walk();
             }
             Action::Back => self.open_trees(),
             _ => {}
@@ -460,85 +636,64 @@ impl App {
     }
 }
 
-/// The outcome as a Markdown document: verdict first, then how the answers
-/// led here, the explanation, the commands, and the evidence as links into
-/// the knowledge (which the page can follow). Tree text is untrusted; the
-/// renderer sanitises everything it draws.
-pub fn outcome_document(session: &Session, outcome: &Outcome) -> Document {
-    let mut md = String::new();
-    let _ = writeln!(md, "# {}\n", one_line(&outcome.title));
-    let _ = writeln!(md, "**Verdict:** {}\n", one_line(&outcome.verdict));
-    let history = session.history();
-    if !history.is_empty() {
-        let _ = writeln!(md, "## How we got here\n");
-        for (i, step) in history.iter().enumerate() {
-            let _ = writeln!(
-                md,
-                "{}. {} — **{}**{}",
-                i + 1,
-                one_line(&step.question.text),
-                one_line(&step.option.label),
-                if step.source.is_probe() {
-                    " (probed)"
-                } else {
-                    ""
-                }
-            );
-            for e in step.source.evidence() {
-                let _ = writeln!(md, "   - `{}`", one_line(e).replace('`', "'"));
-            }
-        }
-        md.push('\n');
-    }
-    if !outcome.body.trim().is_empty() {
-        let _ = writeln!(md, "## Why\n\n{}\n", outcome.body.trim_end());
-    }
-    if !outcome.actions.is_empty() {
-        let _ = writeln!(md, "## What to do\n");
-        for action in &outcome.actions {
-            let code = action.code.trim_end_matches('\n');
-            let fence = "`".repeat(longest_backtick_run(code).max(2) + 1);
-            let _ = writeln!(
-                md,
-                "{}:\n\n{fence}{}\n{code}\n{fence}\n",
-                one_line(&action.label),
-                one_line(&action.lang)
-            );
-        }
-    }
-    if !outcome.evidence.is_empty() {
-        let _ = writeln!(md, "## Evidence\n");
-        for e in &outcome.evidence {
-            let link = one_line(&e.link);
-            let _ = writeln!(md, "- [{link}]({})", link.replace(' ', "%20"));
-        }
-        md.push('\n');
-    }
-    if !outcome.related.is_empty() {
-        let _ = writeln!(md, "## Related decisions\n");
-        for r in &outcome.related {
-            let _ = writeln!(md, "- `{}` (press d, then pick it)", one_line(&r.tree));
-        }
-    }
-    Document::parse(SourceFile {
-        // At the knowledge root, so `cuda/x.md#a` evidence resolves as written.
-        rel: format!("{}.md", session.tree().id),
-        origin: Origin::Builtin,
-        text: md,
-        stamp: None,
-    })
+/// How the walk's Markdown is drawn: the theme and, once loaded, colours
+/// for code.
+struct Styling<'a> {
+    theme: &'a Theme,
+    highlighter: Option<&'a Highlighter>,
 }
 
-fn longest_backtick_run(code: &str) -> usize {
-    let mut longest = 0;
-    let mut run = 0;
-    for c in code.chars() {
-        if c == '`' {
-            run += 1;
-            longest = longest.max(run);
-        } else {
-            run = 0;
-        }
+impl Styling<'_> {
+    /// Markdown from the tree as a document at the knowledge root (so
+    /// `cuda/x.md#a` evidence resolves as written), rendered at `width`.
+    fn render(&self, md: String, rel: &str, width: u16) -> (Arc<Document>, Rendered) {
+        let doc = Arc::new(Document::parse(SourceFile {
+            rel: rel.to_string(),
+            origin: Origin::Builtin,
+            text: md,
+            stamp: None,
+        }));
+        let rendered = render(
+            &doc,
+            &RenderOptions {
+                width,
+                theme: self.theme,
+                highlighter: self.highlighter,
+                wrap_code: true,
+            },
+        );
+        (doc, rendered)
     }
-    longest
+
+    /// The question (bold) and each option's label, wrapped: a label to the
+    /// width left after its number.
+    fn head(&self, question: &Question, width: u16) -> (Vec<Line<'static>>, Vec<Range<usize>>) {
+        let mut head = vec![Line::default()];
+        let (_, text) = self.render(one_line(&question.text), "question.md", width);
+        let bold = Style::new().add_modifier(Modifier::BOLD);
+        head.extend(text.lines.iter().map(|line| owned(line).patch_style(bold)));
+        head.push(Line::default());
+        let mut options = Vec::new();
+        let label_width = width.saturating_sub(OPTION_INDENT).max(1);
+        for option in &question.options {
+            let (_, label) = self.render(one_line(&option.label), "option.md", label_width);
+            let start = head.len();
+            head.extend(label.lines.iter().map(owned));
+            if head.len() == start {
+                head.push(Line::default());
+            }
+            options.push(start..head.len());
+        }
+        (head, options)
+    }
+}
+
+/// A rendered line that no longer borrows its rendering.
+fn owned(line: Line<'_>) -> Line<'static> {
+    let spans: Vec<Span<'static>> = line
+        .spans
+        .into_iter()
+        .map(|span| Span::styled(span.content.into_owned(), span.style))
+        .collect();
+    Line::from(spans).style(line.style)
 }

@@ -9,10 +9,10 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use unicode_width::UnicodeWidthStr;
 
 use super::{fit, fit_left};
-use crate::decide::Step;
-use crate::text::{inline, one_line, sanitize};
+use crate::text::{inline, one_line};
 use crate::tui::app::App;
 use crate::tui::layout;
+use crate::tui::trees::QuestionView;
 
 pub fn draw_list(frame: &mut Frame<'_>, app: &App, area: Rect) {
     let chrome = &app.chrome;
@@ -75,176 +75,114 @@ pub fn draw_walk(frame: &mut Frame<'_>, app: &App, body: Rect) {
         super::reader::draw_page(frame, app, page, layout::outcome(body), false);
         return;
     }
-    let Step::Question(question) = walk.session.current() else {
+    let Some(view) = &walk.question else {
         return;
     };
     let chrome = &app.chrome;
-    let areas = layout::walk(body);
+    let areas = app.walk_layout();
 
-    // Breadcrumbs: the answers so far, the most recent kept when cut.
-    let crumbs: Vec<String> = walk
-        .session
-        .history()
-        .iter()
-        .map(|a| {
-            let label = one_line(&a.option.label);
-            if a.source.is_probe() {
-                format!("{label} (probed)")
-            } else {
-                label
-            }
-        })
-        .collect();
-    let crumbs = if crumbs.is_empty() {
-        "first question".to_string()
-    } else {
-        crumbs.join(" › ")
-    };
-    let step = walk.session.path().len() + 1;
-    let crumb_line = format!("{step}. {crumbs}");
+    // Breadcrumbs: the tree's own question, then the answers so far; the
+    // most recent are kept when the line is cut.
+    let mut crumbs = vec![one_line(&walk.session.tree().title)];
+    crumbs.extend(walk.session.history().iter().map(|a| {
+        let label = one_line(&a.option.label);
+        if a.source.is_probe() {
+            format!("{label} (probed)")
+        } else {
+            label
+        }
+    }));
     frame.render_widget(
         Paragraph::new(Span::styled(
-            fit_left(&crumb_line, areas.crumbs.width as usize),
+            fit_left(&crumbs.join(" › "), areas.crumbs.width as usize),
             chrome.dim,
         )),
         areas.crumbs,
     );
 
-    let mut lines = vec![
-        Line::default(),
-        Line::from(Span::styled(one_line(&question.text), chrome.heading)),
-        Line::default(),
-    ];
-    for (i, option) in question.options.iter().enumerate() {
-        let selected = i == walk.option;
-        let style = chrome.row(selected).title;
-        let number = if i < 9 {
-            format!("{}", i + 1)
-        } else {
-            " ".to_string()
-        };
-        lines.push(Line::from(vec![
-            Span::styled(
-                format!(" {} {number} ", if selected { "▸" } else { " " }),
-                if selected { style } else { chrome.key },
-            ),
-            Span::styled(one_line(&option.label), style),
-        ]));
-    }
-    frame.render_widget(
-        Paragraph::new(lines).wrap(Wrap { trim: false }),
-        areas.question,
-    );
+    draw_head(frame, app, view, walk.option, areas.question);
 
-    let block = Block::default()
+    let panel = &view.panel;
+    let height = areas.panel.height as usize;
+    let mut block = Block::default()
         .borders(Borders::TOP | Borders::LEFT)
         .border_style(chrome.border)
         .title(Span::styled(" Why it matters ", chrome.heading));
-    let inner = block.inner(areas.why);
-    frame.render_widget(block, areas.why);
-    let mut why: Vec<Line<'static>> = text_lines(&question.why);
-    if let Some(help) = &question.help {
-        why.push(Line::default());
-        why.push(Line::from(Span::styled("How to find out", chrome.heading)));
-        why.extend(text_lines(help));
-    }
-    let probed: Vec<_> = walk
-        .session
-        .history()
-        .into_iter()
-        .filter(|a| a.source.is_probe())
-        .collect();
-    if !probed.is_empty() {
-        why.push(Line::default());
-        why.push(Line::from(Span::styled(
-            "Probed answers (Backspace changes them)",
-            chrome.heading,
-        )));
-        for a in probed {
-            why.push(Line::from(format!(
-                "  {} → {}",
-                one_line(&a.question.text),
-                one_line(&a.option.label)
-            )));
-            for e in a.source.evidence() {
-                why.push(Line::from(Span::styled(
-                    format!("    {}", sanitize(e)),
-                    chrome.dim,
-                )));
-            }
-        }
-    } else if question.probe.is_some() {
-        why.push(Line::default());
-        why.push(Line::from(Span::styled(
-            "p: answer from evidence (built-in probe)",
-            chrome.dim,
-        )));
-    }
-    if !question.evidence.is_empty() {
-        why.push(Line::default());
-        why.push(Line::from(Span::styled("Read more", chrome.heading)));
-        for e in &question.evidence {
-            why.push(Line::from(Span::styled(
-                format!("  {}", inline(&e.link)),
-                chrome.dim,
-            )));
-        }
-    }
-    let inner = Rect::new(
-        inner.x + 1,
-        inner.y,
-        inner.width.saturating_sub(1),
-        inner.height,
-    );
-    frame.render_widget(Paragraph::new(why).wrap(Wrap { trim: false }), inner);
-}
-
-/// Tree text as lines for a wrapping paragraph, sanitised: the hard line
-/// breaks inside a paragraph are joined (the panel wraps to its own width),
-/// while indented lines (commands) and blank lines stay as written.
-fn text_lines(text: &str) -> Vec<Line<'static>> {
-    reflow(&sanitize(text.trim_matches('\n')))
-        .into_iter()
-        .map(Line::from)
-        .collect()
-}
-
-pub fn reflow(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut joinable = false;
-    for line in text.lines() {
-        let line = line.trim_end();
-        let indented = line.starts_with(' ');
-        if line.is_empty() || indented {
-            out.push(line.to_string());
-            joinable = false;
-        } else if joinable && let Some(last) = out.last_mut() {
-            last.push(' ');
-            last.push_str(line);
+    if panel.len() > height {
+        let shown = panel.visible(height);
+        let more = if shown.end < panel.len() {
+            "PgDn more"
         } else {
-            out.push(line.to_string());
-            joinable = true;
-        }
+            "PgUp back"
+        };
+        block = block.title_top(
+            Line::from(Span::styled(
+                format!(
+                    " {}-{} of {} · {more} ",
+                    shown.start + 1,
+                    shown.end,
+                    panel.len()
+                ),
+                chrome.dim,
+            ))
+            .right_aligned(),
+        );
     }
-    out
+    frame.render_widget(block, areas.why);
+    super::reader::draw_page(frame, app, panel, areas.panel, false);
 }
 
-#[cfg(test)]
-mod tests {
-    use super::reflow;
-
-    #[test]
-    fn paragraphs_join_and_commands_stay() {
-        let text = "A missing\nCUPTI breaks\nthe import.\n  pip check\n  python -c x\n\nNext one.";
-        assert_eq!(
-            reflow(text),
-            vec![
-                "A missing CUPTI breaks the import.",
-                "  pip check",
-                "  python -c x",
-                "",
-                "Next one.",
-            ]
-        );
+/// The question and its numbered options, scrolled so the selected option
+/// is in view; `▲`/`▼` at the right edge say rows are hidden.
+fn draw_head(frame: &mut Frame<'_>, app: &App, view: &QuestionView, selected: usize, area: Rect) {
+    let chrome = &app.chrome;
+    let height = area.height as usize;
+    let top = view.head_top(selected, height);
+    let mut lines: Vec<Line<'_>> = view.head.clone();
+    for (i, rows) in view.options.iter().enumerate() {
+        let chosen = i == selected;
+        let row = chrome.row(chosen).title;
+        for r in rows.clone() {
+            let prefix = if r > rows.start {
+                "     ".to_string()
+            } else {
+                let number = if i < 9 {
+                    format!("{}", i + 1)
+                } else {
+                    " ".to_string()
+                };
+                format!(" {} {number} ", if chosen { "▸" } else { " " })
+            };
+            let mut spans = vec![Span::styled(prefix, if chosen { row } else { chrome.key })];
+            let label = std::mem::take(&mut lines[r]);
+            spans.extend(
+                label.spans.into_iter().map(
+                    |span| {
+                        if chosen { span.patch_style(row) } else { span }
+                    },
+                ),
+            );
+            let mut line = Line::from(spans);
+            if chosen {
+                // The selected row is highlighted across the whole width.
+                line = line.style(row);
+            }
+            lines[r] = line;
+        }
+    }
+    let shown: Vec<Line<'_>> = lines.into_iter().skip(top).take(height).collect();
+    let count = shown.len();
+    frame.render_widget(Paragraph::new(shown), area);
+    let mark = |frame: &mut Frame<'_>, y: u16, text: &'static str| {
+        if area.width > 0 {
+            let at = Rect::new(area.x + area.width - 1, y, 1, 1);
+            frame.render_widget(Paragraph::new(Span::styled(text, chrome.dim)), at);
+        }
+    };
+    if top > 0 && height > 0 {
+        mark(frame, area.y, "▲");
+    }
+    if top + count < view.head.len() && count > 0 {
+        mark(frame, area.y + count as u16 - 1, "▼");
     }
 }
