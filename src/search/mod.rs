@@ -188,6 +188,9 @@ const PAIR_BOOST: f32 = 1.0;
 /// they contain and which of them stand side by side. A long section quoting
 /// the error line among much else can be far down by its words alone.
 const RERANK_POOL: usize = 100;
+/// Candidates the rarer words of a query pick for each one kept, before
+/// its common words are scored on them (`SearchIndex::run`).
+const COMMON_POOL: usize = 8;
 /// A candidate with none of the telling terms in its own text keeps this
 /// share of its score; one with all of them keeps all of it.
 const COVERAGE_FLOOR: f32 = 0.2;
@@ -218,6 +221,9 @@ struct Words<'a> {
     expansions: &'a [Known],
     phrases: &'a [Vec<String>],
     strict: bool,
+    /// Common words are scored on the rarer words' best candidates only
+    /// (`SearchIndex::run`); false puts them in the query.
+    common_later: bool,
 }
 
 impl SearchIndex {
@@ -411,6 +417,7 @@ impl SearchIndex {
                 expansions,
                 phrases,
                 strict,
+                common_later: true,
             };
             self.run(&searcher, words, &filter, pool)
         };
@@ -897,6 +904,7 @@ impl SearchIndex {
             expansions,
             phrases,
             strict,
+            common_later,
         } = words;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         // Per term, the best of its boosted fields plus a share of the
@@ -929,18 +937,28 @@ impl SearchIndex {
         // query: walking the long postings lists of `file` or `cuda` for
         // every section of a big corpus would cost more than the rest of the
         // query, and a section with nothing but common words ranks low anyway.
+        //
+        // Nor are they part of the query: their scores are added afterwards
+        // to the best `COMMON_POOL` times `limit` candidates that the rarer
+        // words (and phrases, and the word being typed) pick. In the query,
+        // each common word's union of fields had to be moved to every
+        // candidate in turn, which took most of its time; the sum is the
+        // same for every candidate scored.
         let rare_idf = rare_idf(searcher.num_docs());
         let (rare, common): (Vec<&Known>, Vec<&Known>) =
             terms.iter().partition(|k| k.idf >= rare_idf);
-        if rare.is_empty() || common.is_empty() {
-            for known in terms {
-                clauses.extend(term_clauses(known));
-            }
-        } else {
+        let pooled = common_later && !rare.is_empty() && !common.is_empty();
+        if !rare.is_empty() && !common.is_empty() {
             let any_rare: Vec<(Occur, Box<dyn Query>)> =
                 rare.iter().flat_map(|k| term_clauses(k)).collect();
             clauses.push((Occur::Must, Box::new(BooleanQuery::new(any_rare))));
-            for known in common {
+            if !pooled {
+                for known in &common {
+                    clauses.extend(term_clauses(known));
+                }
+            }
+        } else {
+            for known in terms {
                 clauses.extend(term_clauses(known));
             }
         }
@@ -971,8 +989,70 @@ impl SearchIndex {
         let query = BooleanQuery::new(clauses);
         // By score alone, so tantivy can skip blocks that cannot make the
         // cut; the kind of file weighs in when re-ranking.
-        let collector = TopDocs::with_limit(limit).order_by_score();
-        searcher.search(&query, &collector)
+        if !pooled {
+            let collector = TopDocs::with_limit(limit).order_by_score();
+            return searcher.search(&query, &collector);
+        }
+        let collector = TopDocs::with_limit(limit.saturating_mul(COMMON_POOL)).order_by_score();
+        let mut found = searcher.search(&query, &collector)?;
+        self.add_common_scores(searcher, &mut found, &common)?;
+        found.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        found.truncate(limit);
+        Ok(found)
+    }
+
+    /// Adds to each candidate's score what the query would have given it
+    /// for the `common` words: per word, the best of its boosted fields plus
+    /// `FIELD_TIE_BREAKER` of the others, as `run`'s per-word clauses score.
+    fn add_common_scores(
+        &self,
+        searcher: &Searcher,
+        found: &mut [(f32, DocAddress)],
+        common: &[&Known],
+    ) -> tantivy::Result<()> {
+        let scoring = tantivy::query::EnableScoring::enabled_from_searcher(searcher);
+        // One weight per word and field it is in, with the field's boost.
+        let mut weights = Vec::new();
+        for (w, known) in common.iter().enumerate() {
+            for (f, field) in self.fields.searched().into_iter().enumerate() {
+                if known.fields[f] {
+                    let term = Term::from_field_text(field, &known.term.text);
+                    let query = TermQuery::new(term, IndexRecordOption::WithFreqs);
+                    let boost = FIELD_BOOSTS[f] * known.term.weight;
+                    weights.push((w, query.weight(scoring)?, boost));
+                }
+            }
+        }
+        for (segment, candidates) in by_segment(searcher, found) {
+            let mut scorers = Vec::with_capacity(weights.len());
+            for (w, weight, boost) in &weights {
+                scorers.push((*w, weight.scorer(segment, *boost)?));
+            }
+            // Per word: the best field score and the sum of them all.
+            let mut best = vec![0f32; common.len()];
+            let mut sum = vec![0f32; common.len()];
+            for i in candidates {
+                let doc = found[i].1.doc_id;
+                best.fill(0.0);
+                sum.fill(0.0);
+                for (w, scorer) in &mut scorers {
+                    if scorer.doc() < doc {
+                        scorer.seek(doc);
+                    }
+                    if scorer.doc() == doc {
+                        let score = scorer.score();
+                        best[*w] = best[*w].max(score);
+                        sum[*w] += score;
+                    }
+                }
+                found[i].0 += best
+                    .iter()
+                    .zip(&sum)
+                    .map(|(&b, &s)| b + FIELD_TIE_BREAKER * (s - b))
+                    .sum::<f32>();
+            }
+        }
+        Ok(())
     }
 
     fn phrase_query(&self, words: &[String], boost: f32) -> Box<dyn Query> {
@@ -1216,4 +1296,60 @@ fn build<'p>(
         sections: sections as usize,
         bytes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sources::BUILTIN_KNOWLEDGE;
+
+    /// Scoring the common words afterwards gives the candidates the scores
+    /// the whole query gives them, in the same order.
+    #[test]
+    fn common_words_scored_later_score_as_in_the_query() {
+        let corpus = Corpus::load(&SourceSet {
+            builtin: Some(&BUILTIN_KNOWLEDGE),
+            overlays: Vec::new(),
+        });
+        let (index, _) = SearchIndex::build_in_memory(&corpus).unwrap();
+        let searcher = index.reader.searcher();
+        let no_filter = Vec::new();
+        let mut pooled_some = false;
+        for line in [
+            "ImportError: libcupti.so.12: cannot open shared object file: No such file or directory",
+            "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+            "E: Conflicting values set for option Signed-By regarding source https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/",
+            "Could NOT find CUDA (missing: CUDA_CUDART_LIBRARY) (found version 12.4)",
+        ] {
+            let parsed = query::parse(line);
+            let (terms, _) = index.telling_terms(&searcher, &parsed).unwrap();
+            let rare = rare_idf(searcher.num_docs());
+            pooled_some |=
+                terms.iter().any(|k| k.idf >= rare) && terms.iter().any(|k| k.idf < rare);
+            let run = |common_later, limit| {
+                let words = Words {
+                    terms: &terms,
+                    expansions: &[],
+                    phrases: &[],
+                    strict: false,
+                    common_later,
+                };
+                index.run(&searcher, words, &no_filter, limit).unwrap()
+            };
+            // Every section the query finds, with its score.
+            let all = run(false, searcher.num_docs() as usize);
+            let score: HashMap<DocAddress, f32> = all.iter().map(|&(s, d)| (d, s)).collect();
+            for (s, doc) in run(true, 20) {
+                let whole = score[&doc];
+                assert!(
+                    (s - whole).abs() <= 1e-4 * whole.max(1.0),
+                    "{line}: {doc:?} {s} {whole}"
+                );
+            }
+            // With the pool a search uses, the same sections in the same order.
+            let later = run(true, RERANK_POOL);
+            assert_eq!(&all[..later.len()], later.as_slice(), "{line}");
+        }
+        assert!(pooled_some, "some line has both rare and common words");
+    }
 }
