@@ -4,7 +4,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use crate::corpus::{Corpus, Document, Kind, LinkTarget};
+use crate::corpus::{Corpus, Document, Kind, LinkTarget, footnote_label};
 use crate::diagnostic::{self, Diagnostic};
 use crate::sources::Origin;
 use crate::text::{describe, escaped_chars, sanitize};
@@ -117,9 +117,9 @@ fn check_hidden_characters(doc: &Document, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// The anchors of each linked document, gathered on first use: looking
-/// each link's anchor up among all headings was quadratic (100,000 links
-/// into a file of 200,000 headings took 40 s).
+/// The anchors of each linked document (its headings' and its footnotes'),
+/// gathered on first use: looking each link's anchor up among all headings
+/// was quadratic (100,000 links into a file of 200,000 headings took 40 s).
 #[derive(Default)]
 struct Anchors<'c> {
     by_path: HashMap<&'c str, HashSet<&'c str>>,
@@ -129,7 +129,12 @@ impl<'c> Anchors<'c> {
     fn has(&mut self, doc: &'c Document, anchor: &str) -> bool {
         self.by_path
             .entry(doc.path.as_str())
-            .or_insert_with(|| doc.sections.iter().map(|s| s.anchor.as_str()).collect())
+            .or_insert_with(|| {
+                let headings = doc.sections.iter().map(|s| s.anchor.as_str());
+                headings
+                    .chain(doc.footnotes.iter().map(|f| f.anchor.as_str()))
+                    .collect()
+            })
             .contains(anchor)
     }
 }
@@ -168,13 +173,16 @@ fn check_links<'c>(
                         if let Some(anchor) = anchor
                             && !anchors.has(target, anchor)
                         {
+                            let what = match footnote_label(anchor) {
+                                Some(label) => format!(
+                                    "no footnote `[^{label}]` (nor a heading with anchor `#{anchor}`)"
+                                ),
+                                None => format!("no heading with anchor `#{anchor}`"),
+                            };
                             out.push(Diagnostic::error(
                                 &doc.path,
                                 Some(link.line),
-                                format!(
-                                    "broken link `{}`: `{path}` has no heading with anchor `#{anchor}`",
-                                    link.dest
-                                ),
+                                format!("broken link `{}`: `{path}` has {what}", link.dest),
                             ));
                         }
                     }

@@ -23,6 +23,22 @@ fn broken_anchor_names_file_line_and_anchor() {
     );
 }
 
+/// Footnote references and links to a note's `#fn:label` land, here or in
+/// another file; a link to a note that does not exist is named as one.
+#[test]
+fn footnote_anchors_are_checked_like_heading_anchors() {
+    let (code, out) = check_dir(&fixture("check/footnotes"));
+    assert_eq!(code, 1, "{out}");
+    let errors: Vec<&str> = out.lines().filter(|l| l.contains(": error: ")).collect();
+    assert_eq!(
+        errors,
+        [
+            "a.md:7: error: broken link `#fn:missing`: `a.md` has no footnote `[^missing]` (nor a heading with anchor `#fn:missing`)"
+        ],
+        "{out}"
+    );
+}
+
 #[test]
 fn link_to_missing_file_is_an_error() {
     let (code, out) = check_dir(&fixture("check/missing-file"));

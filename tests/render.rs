@@ -256,6 +256,18 @@ fn links_know_their_columns_and_targets() {
     let autolink = piece(bare);
     assert_eq!(autolink.target, LinkTarget::External(bare.into()));
     assert_eq!(autolink.dest, "");
+    // A footnote reference is a link to its note, shown as `[label]`.
+    let note = piece("source");
+    assert_eq!(
+        note.target,
+        LinkTarget::Internal {
+            path: "notes/showcase.md".into(),
+            anchor: Some("fn:source".into())
+        }
+    );
+    assert_eq!(note.dest, "");
+    let line = text_of(&rendered.lines.line(note.line));
+    assert_eq!(columns(&line, note.start_col, note.end_col), "[source]");
     // Every piece's columns hold part of its text or its target.
     for link in &rendered.links {
         let line = text_of(&rendered.lines.line(link.line));
@@ -263,7 +275,8 @@ fn links_know_their_columns_and_targets() {
         let whole = format!("→{} ({})", link.text, link.dest);
         assert!(
             whole.contains(shown.trim())
-                || format!("{} ({})", link.text, link.dest).contains(shown.trim()),
+                || format!("{} ({})", link.text, link.dest).contains(shown.trim())
+                || shown == format!("[{}]", link.text),
             "{shown:?} is not part of {whole:?}"
         );
         assert_eq!(
@@ -275,6 +288,79 @@ fn links_know_their_columns_and_targets() {
     for link in &rendered.links {
         assert_eq!(doc.links[link.index].text, link.text);
     }
+}
+
+/// The reader takes link `i` of a rendering to be `Document::links[i]`:
+/// with every kind of link in one paragraph, footnote references among
+/// them, the two lists stay in step, and each reference leads to the line
+/// showing its note.
+#[test]
+fn footnote_references_are_links_in_step_with_the_document() {
+    let doc = document(
+        "notes/feet.md",
+        "# Feet\n\nSee [guide](other.md#x)[^a], then https://example.org/a[^B] and \
+         <https://example.org/b>, a [ref][r][^c] and [^none].\n\n\
+         ## Notes\n\n[^a]: First note.\n[^b]: Second note, with [a link](#feet).\n\n\
+         [^c]:\n    - a list in a note\n\n[r]: https://example.org/r\n",
+    );
+    let rendered = plain(&doc, 60);
+    let mut indexes: Vec<usize> = rendered.links.iter().map(|l| l.index).collect();
+    indexes.dedup();
+    assert_eq!(indexes, (0..doc.links.len()).collect::<Vec<_>>());
+    let kinds: Vec<(&str, Option<&str>)> = rendered
+        .links
+        .iter()
+        .map(|l| {
+            let anchor = match &l.target {
+                LinkTarget::Internal { anchor, .. } => anchor.as_deref(),
+                _ => None,
+            };
+            (l.text.as_str(), anchor)
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("guide", Some("x")),
+            ("a", Some("fn:a")),
+            ("https://example.org/a", None),
+            ("B", Some("fn:b")),
+            ("https://example.org/b", None),
+            ("ref", None),
+            ("c", Some("fn:c")),
+            ("a link", Some("feet")),
+        ]
+    );
+    for link in &rendered.links {
+        let parsed = &doc.links[link.index];
+        assert_eq!((&parsed.text, &parsed.target), (&link.text, &link.target));
+    }
+    // `[^none]` has no note: shown as written, not a link.
+    assert!(text(&rendered).contains("[^none]"));
+    for (label, first) in [
+        ("a", "[a] First note."),
+        ("b", "[b] Second note"),
+        ("c", "[c]"),
+    ] {
+        let line = rendered
+            .line_for_anchor(&format!("fn:{label}"))
+            .unwrap_or_else(|| panic!("no note {label}"));
+        let shown = text_of(&rendered.lines.line(line));
+        assert!(
+            shown.starts_with(first),
+            "note {label} at {line}: {shown:?}"
+        );
+    }
+    // Headings come first, and their anchors are untouched.
+    assert_eq!(
+        rendered.line_for_anchor("notes"),
+        rendered
+            .headings
+            .iter()
+            .find(|h| h.anchor == "notes")
+            .map(|h| h.line)
+    );
+    assert_eq!(rendered.line_for_anchor("fn:none"), None);
 }
 
 /// A link that wraps onto thousands of lines (a 100 KB URL in a hostile
@@ -560,6 +646,7 @@ fn markdown() -> impl Strategy<Value = String> {
         Just("![alt](i.png)".to_string()),
         Just("[^1]".to_string()),
         Just("\n[^1]: note ".to_string()),
+        Just(" https://example.org/p ".to_string()),
         Just("<div>".to_string()),
         Just("<b>".to_string()),
         Just("  \n".to_string()),
@@ -605,6 +692,14 @@ proptest! {
             prop_assert!(link.line < rendered.lines.len());
             prop_assert!(link.start_col < link.end_col);
             prop_assert!(link.end_col <= rendered.lines.width(link.line));
+            // In step with the document's links; a footnote's lands.
+            let parsed = doc.links.get(link.index);
+            prop_assert_eq!(parsed.map(|l| &l.target), Some(&link.target));
+            if let LinkTarget::Internal { anchor: Some(anchor), .. } = &link.target
+                && anchor.starts_with("fn:")
+            {
+                prop_assert!(rendered.line_for_anchor(anchor).is_some(), "{}", anchor);
+            }
         }
         for code in &rendered.code_blocks {
             prop_assert!(code.first_line <= code.last_line && code.last_line < rendered.lines.len());

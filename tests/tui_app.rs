@@ -842,3 +842,55 @@ fn a_related_decision_on_an_outcome_starts_that_tree() {
         "the finished walk is kept for this run"
     );
 }
+
+/// A footnote reference is reached by Tab like any link; Enter shows its
+/// note (far below, off screen) and Backspace comes back to the claim.
+#[test]
+fn tab_reaches_a_footnote_reference_and_enter_jumps_to_its_note() {
+    use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("# Claims\n\nThe runtime image lacks CUPTI[^cupti].\n\n");
+    for i in 0..80 {
+        text.push_str(&format!("Filler paragraph {i}.\n\n"));
+    }
+    text.push_str("[^cupti]: Only the devel image ships `libcupti.so`.\n\n## Appendix\n\n");
+    for i in 0..40 {
+        text.push_str(&format!("More filler {i}.\n\n"));
+    }
+    std::fs::write(dir.path().join("claims.md"), text).unwrap();
+    let corpus = lore::corpus::Corpus::load(&SourceSet {
+        builtin: Some(&BUILTIN_KNOWLEDGE),
+        overlays: vec![dir.path().to_path_buf()],
+    });
+    let mut a = common::app_on(corpus, Theme::plain(), 100, 30);
+    open(&mut a, "claims.md", At::Top);
+    assert_eq!(page(&a).top, 0);
+
+    press(&mut a, &["tab"]);
+    let link = page(&a)
+        .focused()
+        .cloned()
+        .expect("the reference is a link");
+    assert_eq!(
+        link.target,
+        LinkTarget::Internal {
+            path: "claims.md".into(),
+            anchor: Some("fn:cupti".into())
+        }
+    );
+    assert!(status(&a).starts_with("footnote [cupti]"), "{}", status(&a));
+
+    press(&mut a, &["enter"]);
+    let p = page(&a);
+    assert_eq!(p.doc.path, "claims.md");
+    assert!(p.top > 0, "the view moved");
+    let first = p.rendered.lines.text(p.top).to_string();
+    assert!(
+        first.starts_with("[cupti] Only the devel image ships"),
+        "the note is at the top: {first:?}"
+    );
+
+    press(&mut a, &["backspace"]);
+    assert_eq!(page(&a).doc.path, "claims.md");
+    assert_eq!(page(&a).top, 0, "back at the claim");
+}

@@ -95,6 +95,38 @@ pub struct Link {
     pub dest_span: Option<std::ops::Range<usize>>,
 }
 
+/// A footnote's definition (`[^label]: text`). Its references are links
+/// (`Document::links`) to its anchor in the same document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Footnote {
+    /// The label as the definition writes it.
+    pub label: String,
+    /// See [`footnote_anchor`].
+    pub anchor: String,
+    /// The definition's line.
+    pub line: usize,
+}
+
+/// What a footnote's definition is reached by, as a link's `#anchor`:
+/// `fn:` and the label as the definition writes it (`[^source]:` is
+/// `#fn:source`), the form kramdown, Python-Markdown and MultiMarkdown give
+/// their notes. GitHub's `#fn-source` would share its namespace with
+/// heading anchors (a heading `Fn source` is `#fn-source`); a heading's
+/// anchor from its title never holds a `:` (see `slug`), so these never
+/// collide. A heading given such an id by hand (`{#fn:source}`) keeps it:
+/// anchors are looked up among headings first.
+pub fn footnote_anchor(label: &str) -> String {
+    format!("{FOOTNOTE_PREFIX}{label}")
+}
+
+/// The label of a footnote anchor (`fn:source` → `source`), `None` for any
+/// other anchor.
+pub fn footnote_label(anchor: &str) -> Option<&str> {
+    anchor.strip_prefix(FOOTNOTE_PREFIX)
+}
+
+const FOOTNOTE_PREFIX: &str = "fn:";
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CodeBlock {
     /// First word of the fence's info string, if any (`bash`, `dockerfile` …).
@@ -125,7 +157,12 @@ pub struct Document {
     /// and the line: for `lore check`. The file is still read.
     pub front_matter_error: Option<(usize, String)>,
     pub sections: Vec<Section>,
+    /// Links in the order written: inline, reference and autolinks, bare
+    /// URLs in prose and footnote references. The renderer relies on the
+    /// order (`RenderedLink::index`).
     pub links: Vec<Link>,
+    /// Footnote definitions in the order written.
+    pub footnotes: Vec<Footnote>,
     pub code_blocks: Vec<CodeBlock>,
     pub line_count: usize,
     /// For drops: what the drop records.
@@ -189,6 +226,7 @@ impl Document {
             front_matter_error,
             sections: parsed.sections,
             links: parsed.links,
+            footnotes: parsed.footnotes,
             code_blocks: parsed.code_blocks,
             line_count,
             drop: None,
@@ -382,6 +420,7 @@ struct OpenLink {
 struct Parsed {
     sections: Vec<Section>,
     links: Vec<Link>,
+    footnotes: Vec<Footnote>,
     code_blocks: Vec<CodeBlock>,
 }
 
@@ -402,6 +441,9 @@ fn parse_body(
     let mut stack: Vec<usize> = Vec::new();
     // Inside an image: its alt text is not prose.
     let mut images = 0usize;
+    // Footnote references (indices in `out.links`), pointed at their
+    // definitions once all are known.
+    let mut references: Vec<usize> = Vec::new();
 
     // A big body is parsed in parts, as the renderer does (`chunks`).
     let parts = chunks::chunks(body, part_bytes);
@@ -507,6 +549,29 @@ fn parse_body(
                 }
                 Event::Start(Tag::Image { .. }) => images += 1,
                 Event::End(TagEnd::Image) => images = images.saturating_sub(1),
+                Event::Start(Tag::FootnoteDefinition(label)) => {
+                    out.footnotes.push(Footnote {
+                        anchor: footnote_anchor(&label),
+                        label: label.to_string(),
+                        line,
+                    });
+                }
+                // The parser never puts a reference inside a link's text
+                // or an image's alt text; were it to, the reference would be
+                // part of that, as the renderer shows it.
+                Event::FootnoteReference(label) if link.is_none() && images == 0 => {
+                    references.push(out.links.len());
+                    out.links.push(Link {
+                        text: label.to_string(),
+                        dest: footnote_reference(&label),
+                        target: LinkTarget::Internal {
+                            path: path.to_string(),
+                            anchor: Some(footnote_anchor(&label)),
+                        },
+                        line,
+                        dest_span: None,
+                    });
+                }
                 Event::Text(ref text) | Event::Code(ref text) => {
                     // A bare URL in prose is a link, as the reader shows it.
                     if let Event::Text(prose) = &event
@@ -547,6 +612,30 @@ fn parse_body(
                 }
                 _ => {}
             }
+        }
+    }
+    point_at_definitions(&mut out.links, &references, &out.footnotes);
+}
+
+/// A footnote reference as written: `[^label]`, its link's `dest`.
+pub(crate) fn footnote_reference(label: &str) -> String {
+    format!("[^{label}]")
+}
+
+/// Points each footnote reference at its definition's anchor. The parser
+/// matches labels without regard to case (`[^Note]` finds `[^note]:`), the
+/// way it matches link labels; the anchor is the definition's.
+fn point_at_definitions(links: &mut [Link], references: &[usize], footnotes: &[Footnote]) {
+    for &i in references {
+        let label = unicase::UniCase::new(links[i].text.as_str());
+        let Some(footnote) = footnotes
+            .iter()
+            .find(|f| unicase::UniCase::new(f.label.as_str()) == label)
+        else {
+            continue;
+        };
+        if let LinkTarget::Internal { anchor, .. } = &mut links[i].target {
+            *anchor = Some(footnote.anchor.clone());
         }
     }
 }
@@ -877,6 +966,47 @@ mod tests {
                 (internal("cuda/d.md", None), 2),
             ]
         );
+    }
+
+    /// A footnote reference is a link to its note's `fn:` anchor, whatever
+    /// case it writes the label in. A reference to no note is text
+    /// (pulldown-cmark, as GitHub, leaves `[^missing]` as written), so no
+    /// reference can point nowhere; nor can one sit inside a link's text
+    /// (the parser then reads the brackets around it as text).
+    #[test]
+    fn footnote_references_link_to_their_definitions() {
+        let d = doc(
+            "cuda/a.md",
+            "# T\n\nA claim[^src], again[^SRC], [a link[^n2]](b.md), and [^missing].\n\n[^src]: The source.\n[^n2]: Second.\n",
+        );
+        let footnotes: Vec<_> = d
+            .footnotes
+            .iter()
+            .map(|f| (f.label.as_str(), f.anchor.as_str(), f.line))
+            .collect();
+        assert_eq!(footnotes, [("src", "fn:src", 5), ("n2", "fn:n2", 6)]);
+        let links: Vec<_> = d
+            .links
+            .iter()
+            .map(|l| (l.text.as_str(), l.dest.as_str(), l.target.clone()))
+            .collect();
+        let note = |anchor: &str| LinkTarget::Internal {
+            path: "cuda/a.md".into(),
+            anchor: Some(anchor.into()),
+        };
+        assert_eq!(
+            links,
+            [
+                ("src", "[^src]", note("fn:src")),
+                ("SRC", "[^SRC]", note("fn:src")),
+                ("n2", "[^n2]", note("fn:n2")),
+            ]
+        );
+        // A heading's anchor never looks like a footnote's.
+        let d = doc("a.md", "# Fn: src\n\n## fn-src\n");
+        let anchors: Vec<_> = d.sections.iter().map(|s| s.anchor.as_str()).collect();
+        assert_eq!(anchors, ["fn-src", "fn-src-1"]);
+        assert!(anchors.iter().all(|a| footnote_label(a).is_none()));
     }
 
     #[test]

@@ -9,11 +9,11 @@ mod drop;
 mod lookup;
 mod slug;
 
-pub(crate) use document::LineIndex;
 pub use document::{
-    CodeBlock, Document, Kind, Link, LinkTarget, Section, bare_url, fence_language,
-    markdown_options, resolve,
+    CodeBlock, Document, Footnote, Kind, Link, LinkTarget, Section, bare_url, fence_language,
+    footnote_anchor, footnote_label, markdown_options, resolve,
 };
+pub(crate) use document::{LineIndex, footnote_reference};
 pub use drop::DropInfo;
 pub use lookup::Lookup;
 pub use slug::{Slugger, slug};

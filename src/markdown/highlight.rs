@@ -1,5 +1,8 @@
 //! Syntax highlighting of fenced code with syntect, using the grammars and
-//! themes bat ships (through two-face), so nothing is copied by hand.
+//! themes bat ships (through two-face), so nothing is copied by hand, plus
+//! lore's own grammars from `assets/syntaxes/` (CUDA). `src/build.rs`
+//! compiles the two into one syntax set at build time, so loading it costs
+//! what loading bat's alone did, and a broken grammar fails the build.
 //!
 //! The syntax set takes a moment to load, so it is loaded once, lazily
 //! (`Highlighter::global`), and the TUI calls `Highlighter::warm` on a worker
@@ -65,10 +68,11 @@ pub const FENCE_ALIASES: &[(&str, &str)] = &[
     ("cxx", "C++"),
     ("cc", "C++"),
     ("hpp", "C++"),
-    // There is no CUDA grammar in the bundle; CUDA C++ reads well as C++.
-    ("cu", "C++"),
-    ("cuh", "C++"),
-    ("cuda", "C++"),
+    // lore's own grammar (assets/syntaxes/CUDA.sublime-syntax): C++ with
+    // CUDA's qualifiers, built-ins and `<<<…>>>` launches.
+    ("cu", CUDA),
+    ("cuh", CUDA),
+    ("cuda", CUDA),
     ("cmake", "CMake"),
     ("toml", "TOML"),
     ("yaml", "YAML"),
@@ -91,6 +95,10 @@ pub const PLAIN_FENCES: &[&str] = &["text", "plain", "plaintext", "txt", "output
 const BASH: &str = "Bourne Again Shell (bash)";
 /// The Dockerfile grammar that also colours the shell in `RUN` lines.
 const DOCKERFILE: &str = "Dockerfile (with bash)";
+const CUDA: &str = "CUDA";
+
+/// The grammars `src/build.rs` compiled: bat's and `assets/syntaxes/`.
+static SYNTAXES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/syntaxes.bin"));
 
 /// The grammars and colour themes, loaded once.
 ///
@@ -136,7 +144,10 @@ impl Highlighter {
     pub fn load() -> Highlighter {
         Highlighter {
             shared: Arc::new(Shared {
-                syntaxes: two_face::syntax::extra_newlines(),
+                // Written by this build's own syntect (build.rs), so it
+                // always reads back; a test loads it on every run.
+                syntaxes: syntect::dumps::from_uncompressed_data(SYNTAXES)
+                    .expect("the syntax set compiled by build.rs"),
                 themes: two_face::theme::extra(),
                 memo: Mutex::new(HashMap::new()),
             }),
@@ -411,6 +422,7 @@ mod tests {
             }
             "C" => "#include <stdio.h>\nint main(void) { return 0; }\n",
             "C++" => "#include <vector>\ntemplate <typename T> class A { public: int x = 1; };\n",
+            CUDA => "__global__ void k(float* x) { x[threadIdx.x] = 0.f; }\nk<<<1, 32>>>(x);\n",
             "CMake" => {
                 "cmake_minimum_required(VERSION 3.18)\nset(CMAKE_CUDA_ARCHITECTURES \"80;86\")\n"
             }
@@ -512,6 +524,202 @@ mod tests {
         assert_eq!(parallel.remembered(), 7, "prepare left nothing to do");
     }
 
+    /// `code` parsed by the grammar for fence `lang`, one line at a time
+    /// with its newline as highlighting does: each piece of text with the
+    /// scopes it is in, innermost last.
+    fn scopes(lang: &str, code: &str) -> Vec<(String, String)> {
+        use syntect::parsing::{ParseState, ScopeStack};
+        let highlighter = Highlighter::global();
+        let syntaxes = &highlighter.shared.syntaxes;
+        let mut state = ParseState::new(highlighter.syntax(lang).unwrap());
+        let mut stack = ScopeStack::new();
+        let mut out = Vec::new();
+        let mut piece = |text: &str, stack: &ScopeStack| {
+            let names: Vec<String> = stack.as_slice().iter().map(|s| s.build_string()).collect();
+            out.push((text.to_string(), names.join(" ")));
+        };
+        for line in code.lines() {
+            let line = format!("{line}\n");
+            let mut at = 0;
+            for (i, op) in state.parse_line(&line, syntaxes).unwrap() {
+                if i > at {
+                    piece(&line[at..i], &stack);
+                    at = i;
+                }
+                stack.apply(&op).unwrap();
+            }
+            piece(&line[at..], &stack);
+        }
+        out
+    }
+
+    /// The scopes of the first piece of `code` that is `text`.
+    fn scope_of<'a>(pieces: &'a [(String, String)], text: &str) -> &'a str {
+        pieces
+            .iter()
+            .find(|(piece, _)| piece.trim() == text)
+            .map(|(_, scopes)| scopes.as_str())
+            .unwrap_or_else(|| panic!("no piece `{text}` in {pieces:#?}"))
+    }
+
+    const KERNEL: &str = "// scale in place\n\
+        __global__ void scale(int* __restrict__ x, int n) {\n\
+        \x20 __shared__ int tile[256];\n\
+        \x20 int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+        \x20 if (i < n) { x[i] = x[i] << 1; __syncthreads(); }\n\
+        \x20 return;\n\
+        }\n\
+        scale<<<(n + 255) / 256, 256>>>(x, n);\n";
+
+    /// CUDA's words are CUDA's wherever C++ puts them (top level, function
+    /// bodies, blocks), a launch is one, and C++ is still C++ around them.
+    #[test]
+    fn the_cuda_grammar_scopes_cuda_words_inside_cpp() {
+        assert_eq!(Highlighter::global().grammar_name("cuda"), Some(CUDA));
+        let pieces = scopes("cuda", KERNEL);
+        for (text, scope) in [
+            ("__global__", "storage.modifier.cuda"),
+            ("__restrict__", "storage.modifier.cuda"),
+            ("__shared__", "storage.modifier.cuda"),
+            ("blockIdx", "variable.language.cuda"),
+            ("threadIdx", "variable.language.cuda"),
+            ("__syncthreads", "support.function.cuda"),
+            ("<<<", "punctuation.section.kernel-launch.begin.cuda"),
+            (">>>", "punctuation.section.kernel-launch.end.cuda"),
+            ("int", "storage.type"),
+            ("return", "keyword.control"),
+            ("<<", "keyword.operator"),
+            ("scale in place", "comment.line"),
+        ] {
+            let scopes = scope_of(&pieces, text);
+            assert!(scopes.contains(scope), "`{text}`: {scopes}");
+            assert!(
+                scopes.starts_with("source.cuda source.c++"),
+                "`{text}`: {scopes}"
+            );
+        }
+        // Under the C++ grammar none of it is anything.
+        let cpp = scopes("cpp", KERNEL);
+        assert!(!scope_of(&cpp, "__global__").contains("cuda"));
+    }
+
+    /// `>>>` outside a launch is three template brackets closing: C++'s,
+    /// and what follows is still read as C++.
+    #[test]
+    fn nested_templates_are_not_a_launch() {
+        let pieces = scopes(
+            "cu",
+            "std::vector<std::vector<std::vector<int>>> v;\nint after = 1;\n",
+        );
+        assert!(
+            pieces.iter().all(|(_, s)| !s.contains("kernel-launch")),
+            "{pieces:#?}"
+        );
+        assert!(scope_of(&pieces, "int").contains("storage.type"));
+        let after: Vec<_> = pieces.iter().filter(|(t, _)| t.trim() == "int").collect();
+        assert_eq!(after.len(), 2, "{pieces:#?}");
+        assert!(after[1].1.contains("storage.type"), "{pieces:#?}");
+        // Nor is a `<<<` that nothing closes.
+        let pieces = scopes("cu", "a <<< b;\nint c = 1;\n");
+        assert!(
+            pieces.iter().all(|(_, s)| !s.contains("kernel-launch")),
+            "{pieces:#?}"
+        );
+    }
+
+    /// A kernel declared at the margin is a function being defined, as in
+    /// C++ without the qualifier, attributes and all; commented-out code
+    /// at the margin never keeps its comment from ending.
+    #[test]
+    fn a_kernel_at_the_margin_is_a_definition() {
+        let pieces = scopes(
+            "cuda",
+            "__global__ void __launch_bounds__(256) add(float* x) { x[0] = 1; }\n\
+             /*\n__global__ void old(\n*/\nint after(int y) { return y; }\n",
+        );
+        for name in ["add", "after"] {
+            let scopes = scope_of(&pieces, name);
+            assert!(
+                scopes.contains("entity.name.function"),
+                "`{name}`: {scopes}"
+            );
+            assert!(!scopes.contains("comment"), "`{name}`: {scopes}");
+        }
+        assert!(scope_of(&pieces, "x").contains("variable.parameter"));
+        assert!(scope_of(&pieces, "__launch_bounds__").contains("storage.modifier.cuda"));
+    }
+
+    /// What a reader sees: under both themes, `__global__` and the launch
+    /// brackets are coloured unlike plain names and operators, and C++
+    /// keywords, types and comments keep their colours.
+    #[test]
+    fn cuda_keywords_and_launches_stand_out_in_colour() {
+        let highlighter = Highlighter::global();
+        for name in [ThemeName::Dark, ThemeName::Light] {
+            let theme = Theme::for_name(name).with_truecolor(true);
+            let lines = highlighter.highlight(KERNEL, "cuda", &theme).unwrap();
+            let style = |line: usize, text: &str| {
+                let spans = lines.line(line).spans;
+                let mut col = 0;
+                let full: String = spans.iter().map(|s| s.content.as_ref()).collect();
+                let at = full
+                    .find(text)
+                    .unwrap_or_else(|| panic!("no `{text}` in {full}"));
+                for span in &spans {
+                    if (col..col + span.content.len()).contains(&at) {
+                        return span.style.fg;
+                    }
+                    col += span.content.len();
+                }
+                panic!("`{text}` not in a span of {full}")
+            };
+            let plain_name = style(3, "i =");
+            let operator = style(3, "* blockDim");
+            let global = style(1, "__global__");
+            assert_ne!(global, plain_name, "{name:?}: `__global__`");
+            for (line, text) in [(7, "<<<"), (7, ">>>")] {
+                let fg = style(line, text);
+                assert_ne!(fg, plain_name, "{name:?}: `{text}`");
+                assert_ne!(fg, operator, "{name:?}: `{text}`");
+                assert_ne!(fg, style(4, "<< 1"), "{name:?}: `{text}` vs `<<`");
+            }
+            assert_ne!(style(3, "threadIdx"), plain_name, "{name:?}: threadIdx");
+            for (line, text) in [(2, "int"), (5, "return"), (0, "// scale")] {
+                assert_ne!(style(line, text), plain_name, "{name:?}: `{text}`");
+            }
+        }
+    }
+
+    /// The shipped knowledge writes its CUDA as `cpp`; under the CUDA
+    /// grammar every one of those blocks parses to its end, and the ones
+    /// with device code get CUDA's colours.
+    #[test]
+    fn shipped_cpp_blocks_read_as_cuda() {
+        use crate::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+        let corpus = crate::corpus::Corpus::load(&SourceSet {
+            builtin: Some(&BUILTIN_KNOWLEDGE),
+            overlays: Vec::new(),
+        });
+        let mut device_code = 0;
+        for block in corpus
+            .documents
+            .iter()
+            .flat_map(|d| &d.code_blocks)
+            .filter(|b| b.lang.as_deref() == Some("cpp"))
+        {
+            let pieces = scopes("cuda", &block.code);
+            let text: String = pieces.iter().map(|(t, _)| t.as_str()).collect();
+            assert_eq!(text.lines().count(), block.code.lines().count());
+            let cuda_word = |scopes: &str| {
+                scopes
+                    .split(' ')
+                    .any(|scope| scope != "source.cuda" && scope.ends_with(".cuda"))
+            };
+            device_code += usize::from(pieces.iter().any(|(_, s)| cuda_word(s)));
+        }
+        assert!(device_code >= 10, "{device_code} blocks with CUDA words");
+    }
+
     #[test]
     fn capitalised_and_extension_names_work() {
         let highlighter = Highlighter::global();
@@ -519,6 +727,9 @@ mod tests {
         assert_eq!(highlighter.grammar_name("C++"), Some("C++"));
         assert_eq!(highlighter.grammar_name("rs"), Some("Rust"));
         assert_eq!(highlighter.grammar_name("Python"), Some("Python"));
+        // lore's own grammar, by name and by its file extensions.
+        assert_eq!(highlighter.grammar_name("CUDA"), Some(CUDA));
+        assert_eq!(highlighter.grammar_name("CUH"), Some(CUDA));
     }
 
     #[test]

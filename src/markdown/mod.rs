@@ -56,8 +56,20 @@ pub struct Rendered {
     pub source_lines: Vec<u32>,
     pub headings: Headings,
     /// Link pieces in screen order; a link that wraps has one piece per line.
+    /// Footnote references are links to their notes' anchors.
     pub links: Vec<RenderedLink>,
     pub code_blocks: Vec<RenderedCode>,
+    /// Footnote definitions, in the order written.
+    pub footnotes: Vec<RenderedFootnote>,
+}
+
+/// Where a footnote's definition was laid out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderedFootnote {
+    /// `fn:label` (see `corpus::footnote_anchor`).
+    pub anchor: String,
+    /// The rendered line showing its `[label]` marker.
+    pub line: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,9 +132,16 @@ impl Rendered {
         self.lines.is_empty()
     }
 
-    /// The rendered line of the heading with this anchor.
+    /// The rendered line of the heading, or else the footnote definition,
+    /// with this anchor.
     pub fn line_for_anchor(&self, anchor: &str) -> Option<usize> {
-        self.heading(anchor).map(|h| h.line)
+        self.heading(anchor).map(|h| h.line).or_else(|| {
+            let anchor = anchor.strip_prefix('#').unwrap_or(anchor);
+            self.footnotes
+                .iter()
+                .find(|f| f.anchor == anchor)
+                .map(|f| f.line)
+        })
     }
 
     fn heading(&self, anchor: &str) -> Option<RenderedHeading<'_>> {

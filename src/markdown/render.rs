@@ -17,8 +17,11 @@ use ratatui::text::Span;
 use super::highlight::Highlighter;
 use super::table::{self, Row};
 use super::wrap::{self, Frag, Inline, WrappedLine, break_preformatted, wrap};
-use super::{RenderOptions, Rendered, RenderedCode, RenderedLink};
-use crate::corpus::{Document, LinkTarget, bare_url, chunks, fence_language, resolve, slug};
+use super::{RenderOptions, Rendered, RenderedCode, RenderedFootnote, RenderedLink};
+use crate::corpus::{
+    Document, LinkTarget, bare_url, chunks, fence_language, footnote_anchor, footnote_reference,
+    resolve, slug,
+};
 use crate::text::sanitize;
 use crate::theme::Theme;
 
@@ -77,6 +80,7 @@ fn render_in_parts(doc: &Document, options: &RenderOptions<'_>, part_bytes: usiz
         image: None,
         heading: None,
         headings_seen: 0,
+        footnotes_seen: 0,
         code_blocks_seen: 0,
         code: None,
         table: None,
@@ -199,6 +203,9 @@ struct Renderer<'a> {
     /// Level, and the title text for the slug fallback.
     heading: Option<(u8, String)>,
     headings_seen: usize,
+    /// Footnote definitions laid out so far: the next one's place in
+    /// `Document::footnotes`.
+    footnotes_seen: usize,
     /// Code blocks laid out so far: the next one's place in
     /// `Document::code_blocks`.
     code_blocks_seen: usize,
@@ -243,10 +250,7 @@ impl Renderer<'_> {
                 let style = self.style().patch(self.theme.html);
                 self.push_frag(sanitize(text), style, line);
             }
-            Event::FootnoteReference(label) => {
-                let style = self.style().patch(self.theme.footnote);
-                self.push_frag(format!("[{}]", sanitize(label)), style, line);
-            }
+            Event::FootnoteReference(label) => self.footnote_reference(label, line),
             Event::SoftBreak => {
                 if let Some(alt) = self.image.as_mut() {
                     alt.push(' ');
@@ -379,6 +383,16 @@ impl Renderer<'_> {
             Tag::FootnoteDefinition(label) => {
                 self.flush_inline();
                 self.blank_if_needed();
+                // Its first line is the next one, marker and all.
+                let anchor = match self.doc.footnotes.get(self.footnotes_seen) {
+                    Some(footnote) if footnote.label == label.as_ref() => footnote.anchor.clone(),
+                    _ => footnote_anchor(label),
+                };
+                self.footnotes_seen += 1;
+                self.out.footnotes.push(RenderedFootnote {
+                    anchor,
+                    line: self.out.lines.len(),
+                });
                 let marker = format!("[{}] ", sanitize(label));
                 let width = wrap::width(&marker);
                 if width <= MAX_FOOTNOTE_MARKER {
@@ -566,6 +580,34 @@ impl Renderer<'_> {
             rest = &after[url.len()..];
         }
         self.push_frag(sanitize(rest), style, line);
+    }
+
+    /// `[label]`, a link to the note (as `Document::parse` records it),
+    /// unless it sits inside a link's text or an image's alt text.
+    fn footnote_reference(&mut self, label: &str, line: usize) {
+        let style = self.style().patch(self.theme.footnote);
+        let shown = format!("[{}]", sanitize(label));
+        if self.current_link.is_some() || self.image.is_some() {
+            self.push_frag(shown, style, line);
+            return;
+        }
+        let id = self.link_infos.len();
+        let target = match self.doc.links.get(id) {
+            Some(link) if link.dest == footnote_reference(label) => link.target.clone(),
+            _ => LinkTarget::Internal {
+                path: self.doc.path.clone(),
+                anchor: Some(footnote_anchor(label)),
+            },
+        };
+        self.link_infos.push(LinkInfo {
+            dest: String::new(), // nothing is written after the label
+            target,
+            text: label.to_string(),
+            pieces: 0,
+        });
+        self.current_link = Some(id);
+        self.push_frag(shown, style, line);
+        self.current_link = None;
     }
 
     fn set_task(&mut self, done: bool) {

@@ -9,8 +9,8 @@
 
 use std::sync::Arc;
 
-use crate::corpus::{Kind, LinkTarget};
-use crate::markdown::{Highlighter, RenderOptions, Rendered};
+use crate::corpus::{Kind, LinkTarget, footnote_label};
+use crate::markdown::{Highlighter, RenderOptions, Rendered, RenderedLink};
 
 use super::action::Action;
 use super::app::{App, Level, Screen};
@@ -323,7 +323,7 @@ impl App {
                 if !self.page_mut().cycle_link(forward, height) {
                     self.set_status(Level::Info, "no links on screen");
                 } else if let Some(link) = self.page().focused() {
-                    let text = describe_target(&link.target, &link.dest);
+                    let text = describe_link(link, &self.page().doc.path);
                     self.set_status(Level::Info, text);
                 }
             }
@@ -700,6 +700,21 @@ impl App {
             }
         }
     }
+}
+
+/// What a focused link on the page of document `here` does, for the status
+/// bar: a footnote reference says it is one.
+fn describe_link(link: &RenderedLink, here: &str) -> String {
+    if let LinkTarget::Internal {
+        path,
+        anchor: Some(anchor),
+    } = &link.target
+        && path == here
+        && let Some(label) = footnote_label(anchor)
+    {
+        return format!("footnote [{label}]  (Enter jumps to the note, Backspace comes back)");
+    }
+    describe_target(&link.target, &link.dest)
 }
 
 /// What a focused link does, for the status bar.
