@@ -90,12 +90,16 @@ impl Page {
 
     /// Swaps in a new rendering (another width, or now highlighted), keeping
     /// the same file line at the top and the same link focused.
+    /// A page read to its end stays at its end.
     pub fn rerendered(&mut self, rendered: Arc<Rendered>, height: usize) {
         let source = self.source_line();
         let focused = self.focused().map(|l| l.index);
+        let at_end = self.top > 0 && self.top >= self.max_top(height);
         self.rendered = rendered;
         let line = if self.top == 0 {
             0
+        } else if at_end {
+            usize::MAX
         } else {
             self.rendered.line_for_source_line(source)
         };
@@ -322,6 +326,30 @@ mod tests {
         let narrow = page(&text, 30);
         wide.rerendered(Arc::clone(&narrow.rendered), 3);
         assert_eq!(Some(wide.top), narrow.rendered.line_for_anchor("later"));
+    }
+
+    /// Colours arriving (or any re-render) while the end of a page is on
+    /// screen keep it there, even when the top line was the second half of
+    /// a wrapped code line.
+    #[test]
+    fn a_page_read_to_its_end_stays_there_when_rendered_again() {
+        let text = "# T\n\n".to_string()
+            + &"line\n\n".repeat(30)
+            + "```bash\n"
+            + &"echo word ".repeat(30)
+            + "\n```\n";
+        let mut p = page(&text, 40);
+        let height = 3;
+        p.scroll_to(usize::MAX, height);
+        // The window starts inside the wrapped command.
+        assert!(
+            p.rendered.lines.text(p.top).starts_with('↪'),
+            "{}",
+            p.rendered.lines.text(p.top)
+        );
+        let again = page(&text, 40);
+        p.rerendered(Arc::clone(&again.rendered), height);
+        assert_eq!(p.top, p.max_top(height));
     }
 
     #[test]
