@@ -85,8 +85,8 @@ fn push_commands(out: &mut String, commands: &mut Vec<&str>) {
     let _ = write!(out, "\n{fence}bash\n{code}\n{fence}\n\n");
 }
 
-/// A backtick fence longer than any run of backticks in `code`.
-fn fence_for(code: &str) -> String {
+/// A backtick fence longer than any run of backticks in `code` (at least three).
+pub(super) fn fence_for(code: &str) -> String {
     let mut longest = 0;
     let mut run = 0;
     for c in code.chars() {

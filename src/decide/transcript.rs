@@ -6,6 +6,7 @@
 
 use std::fmt::Write;
 
+use super::markdown::fence_for;
 use super::session::{Session, Step};
 use crate::text::{one_line, sanitize};
 
@@ -115,21 +116,6 @@ fn indented(text: &str, spaces: usize) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// A backtick fence longer than any run of backticks inside the code.
-fn fence_for(code: &str) -> String {
-    let mut longest = 0;
-    let mut run = 0;
-    for ch in code.chars() {
-        if ch == '`' {
-            run += 1;
-            longest = longest.max(run);
-        } else {
-            run = 0;
-        }
-    }
-    "`".repeat((longest + 1).max(3))
 }
 
 #[cfg(test)]
