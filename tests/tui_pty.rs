@@ -861,3 +861,27 @@ fn with_no_theme_set_lore_asks_the_terminal_for_its_background() {
     assert!(log.contains("did not tell its background"), "{log}");
     assert_eq!(silent, dark);
 }
+
+/// A key pressed as the terminal is resized is acted on at once. crossterm's
+/// default reader could hold it back until the next key arrived (the resize
+/// and the key were ready together, and the key's readiness was dropped).
+#[test]
+fn a_key_pressed_during_a_resize_is_not_held_back() {
+    let home = common::home();
+    let mut pty = Pty::spawn(&home, &[], 80, 24);
+    pty.wait_for("lore · Library");
+    pty.send("d");
+    pty.wait_for("Should the devel image be my runtime image?");
+    pty.send("2");
+    pty.wait_for("What is this image for?");
+    for _ in 0..20 {
+        pty.resize(60, 15);
+        pty.send("j");
+        pty.wait_for("▸ 2 Debugging");
+        pty.resize(80, 24);
+        pty.send("k");
+        pty.wait_for("▸ 1 Development");
+    }
+    pty.send("q");
+    assert!(pty.wait_exit().success());
+}
