@@ -208,6 +208,10 @@ impl App {
         let count = self.trees.list.len();
         self.trees.cursor.select(index, count, height);
         self.start_walk(false);
+        if self.trees.walk.is_none() {
+            // The tree fails its own tests (the status says so): the list.
+            self.screen = Screen::Trees;
+        }
     }
 
     /// Runs the tree's `[[tests]]` the first time it is opened; a tree that
