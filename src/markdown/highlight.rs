@@ -690,11 +690,11 @@ mod tests {
         }
     }
 
-    /// The shipped knowledge writes its CUDA as `cpp`; under the CUDA
-    /// grammar every one of those blocks parses to its end, and the ones
-    /// with device code get CUDA's colours.
+    /// The shipped knowledge fences its device code `cuda` and the rest of
+    /// its C++ `cpp`; under the CUDA grammar every one of those blocks
+    /// parses to its end, and the ones with device code get CUDA's colours.
     #[test]
-    fn shipped_cpp_blocks_read_as_cuda() {
+    fn shipped_cpp_and_cuda_blocks_read_as_cuda() {
         use crate::sources::{BUILTIN_KNOWLEDGE, SourceSet};
         let corpus = crate::corpus::Corpus::load(&SourceSet {
             builtin: Some(&BUILTIN_KNOWLEDGE),
@@ -705,7 +705,7 @@ mod tests {
             .documents
             .iter()
             .flat_map(|d| &d.code_blocks)
-            .filter(|b| b.lang.as_deref() == Some("cpp"))
+            .filter(|b| matches!(b.lang.as_deref(), Some("cpp" | "cuda")))
         {
             let pieces = scopes("cuda", &block.code);
             let text: String = pieces.iter().map(|(t, _)| t.as_str()).collect();
@@ -715,9 +715,17 @@ mod tests {
                     .split(' ')
                     .any(|scope| scope != "source.cuda" && scope.ends_with(".cuda"))
             };
-            device_code += usize::from(pieces.iter().any(|(_, s)| cuda_word(s)));
+            let has_cuda = pieces.iter().any(|(_, s)| cuda_word(s));
+            if block.lang.as_deref() == Some("cuda") {
+                assert!(
+                    has_cuda,
+                    "a `cuda` block without CUDA's colours:\n{}",
+                    block.code
+                );
+            }
+            device_code += usize::from(has_cuda);
         }
-        assert!(device_code >= 10, "{device_code} blocks with CUDA words");
+        assert!(device_code >= 14, "{device_code} blocks with CUDA words");
     }
 
     #[test]
