@@ -1,6 +1,8 @@
 //! The decision-tree screen's state: the list of trees, the walk in
-//! progress (a `decide::Session` and the option under the cursor), and the
-//! outcome shown as a page whose evidence links open in the reader. Sessions
+//! progress (a `decide::Session` and the option under the cursor), the
+//! question on screen laid out by the Markdown renderer with its panel as a
+//! page, and the outcome as a page. Links on either open knowledge in the
+//! reader, or another tree (`decide:ID`). Sessions
 //! are kept per tree while lore runs and saved to the data folder after each
 //! answer (through an `Effect`: `update` itself never touches the disk).
 

@@ -1,6 +1,7 @@
 //! Decision trees: the list, a question with its numbered options and the
-//! why/how-to-find-out panel, and the outcome page. Tree text is untrusted and
-//! sanitised here before it is drawn (the outcome page by the renderer).
+//! "Why it matters" panel, and the outcome page. Tree text is untrusted: the
+//! list sanitises it here; the question, its options, the panel and the
+//! outcome were laid out by the Markdown renderer, which sanitises.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
