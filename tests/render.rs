@@ -59,13 +59,13 @@ fn text_of(line: &Line<'_>) -> String {
 }
 
 fn text(rendered: &Rendered) -> String {
-    to_ansi(&rendered.lines, false)
+    to_ansi(rendered.lines.iter(), false)
 }
 
 /// Styles spelled out: `{LightCyan+BOLD:Title}`; unstyled text as is.
 fn styles(rendered: &Rendered) -> String {
     let mut out = String::new();
-    for line in &rendered.lines {
+    for line in rendered.lines.iter() {
         for span in &line.spans {
             if span.style == Style::new() {
                 out.push_str(&span.content);
@@ -523,7 +523,7 @@ const HOSTILE: &str = "# Title \x1b[2J with ESC\n\n\
 fn control_characters_never_reach_the_terminal() {
     let doc = document("evil.md", HOSTILE);
     for rendered in [plain(&doc, 80), coloured(&doc, 80), coloured(&doc, 20)] {
-        for line in &rendered.lines {
+        for line in rendered.lines.iter() {
             for span in &line.spans {
                 assert!(
                     !span.content.chars().any(lore::text::needs_escape),
@@ -531,9 +531,9 @@ fn control_characters_never_reach_the_terminal() {
                 );
             }
         }
-        let plain_text = to_ansi(&rendered.lines, false);
+        let plain_text = to_ansi(rendered.lines.iter(), false);
         assert!(!plain_text.contains('\x1b'));
-        let coloured_text = to_ansi(&rendered.lines, true);
+        let coloured_text = to_ansi(rendered.lines.iter(), true);
         assert!(only_sgr_escapes(&coloured_text), "{coloured_text:?}");
         assert!(
             plain_text.contains("^[]52;c;ZXZpbA==^G"),
@@ -674,7 +674,7 @@ proptest! {
         prop_assert_eq!(rendered.lines.len(), rendered.source_lines.len());
         prop_assert!(rendered.source_lines.windows(2).all(|w| w[0] <= w[1]));
         prop_assert_eq!(rendered.headings.len(), doc.sections.len());
-        for line in &rendered.lines {
+        for line in rendered.lines.iter() {
             // An escape (`<U+200D>`) is never cut in two, so in the narrowest
             // indented columns it alone may pass the width, by less than
             // its own length.

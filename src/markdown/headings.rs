@@ -3,8 +3,6 @@
 //! Two `String`s a heading took about 130 bytes, most of the memory of a
 //! document made of little else.
 
-use std::ops::Range;
-
 /// Rendered headings, in document order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Headings {
@@ -69,59 +67,28 @@ impl Headings {
     }
 
     pub fn get(&self, i: usize) -> Option<RenderedHeading<'_>> {
-        let entry = self.entries.get(i)?;
+        (i < self.len()).then(|| self.heading(i))
+    }
+
+    /// Every heading, in order.
+    pub fn iter(
+        &self,
+    ) -> impl DoubleEndedIterator<Item = RenderedHeading<'_>> + ExactSizeIterator + Clone {
+        (0..self.len()).map(|i| self.heading(i))
+    }
+
+    /// Heading `i`, which must exist.
+    fn heading(&self, i: usize) -> RenderedHeading<'_> {
+        let entry = self.entries[i];
         let start = i
             .checked_sub(1)
             .map_or(0, |p| self.entries[p].title_end as usize);
-        Some(RenderedHeading {
+        RenderedHeading {
             anchor: &self.text[start..entry.anchor_end as usize],
             level: entry.level,
             title: &self.text[entry.anchor_end as usize..entry.title_end as usize],
             line: entry.line as usize,
-        })
-    }
-
-    pub fn iter(&self) -> Iter<'_> {
-        Iter {
-            headings: self,
-            range: 0..self.len(),
         }
-    }
-}
-
-/// Headings of a [`Headings`], in order.
-#[derive(Debug, Clone)]
-pub struct Iter<'a> {
-    headings: &'a Headings,
-    range: Range<usize>,
-}
-
-impl<'a> Iterator for Iter<'a> {
-    type Item = RenderedHeading<'a>;
-
-    fn next(&mut self) -> Option<RenderedHeading<'a>> {
-        self.range.next().and_then(|i| self.headings.get(i))
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.range.size_hint()
-    }
-}
-
-impl DoubleEndedIterator for Iter<'_> {
-    fn next_back(&mut self) -> Option<Self::Item> {
-        self.range.next_back().and_then(|i| self.headings.get(i))
-    }
-}
-
-impl ExactSizeIterator for Iter<'_> {}
-
-impl<'a> IntoIterator for &'a Headings {
-    type Item = RenderedHeading<'a>;
-    type IntoIter = Iter<'a>;
-
-    fn into_iter(self) -> Iter<'a> {
-        self.iter()
     }
 }
 

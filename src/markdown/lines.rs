@@ -122,17 +122,18 @@ impl Lines {
     }
 
     /// Every line, in order.
-    pub fn iter(&self) -> Iter<'_> {
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = Line<'_>> + ExactSizeIterator + Clone {
         self.range(0..self.len())
     }
 
-    /// The lines in `range` (clamped to the lines there are).
-    pub fn range(&self, range: Range<usize>) -> Iter<'_> {
+    /// The lines in `range` (clamped to the lines there are), made as they
+    /// are taken.
+    pub fn range(
+        &self,
+        range: Range<usize>,
+    ) -> impl DoubleEndedIterator<Item = Line<'_>> + ExactSizeIterator + Clone {
         let end = range.end.min(self.len());
-        Iter {
-            lines: self,
-            range: range.start.min(end)..end,
-        }
+        (range.start.min(end)..end).map(|i| self.line(i))
     }
 
     fn span_range(&self, i: usize) -> Option<Range<usize>> {
@@ -169,42 +170,6 @@ impl PartialEq for Lines {
 }
 
 impl Eq for Lines {}
-
-/// Lines of a [`Lines`], made as they are taken.
-#[derive(Debug, Clone)]
-pub struct Iter<'a> {
-    lines: &'a Lines,
-    range: Range<usize>,
-}
-
-impl<'a> Iterator for Iter<'a> {
-    type Item = Line<'a>;
-
-    fn next(&mut self) -> Option<Line<'a>> {
-        self.range.next().map(|i| self.lines.line(i))
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.range.size_hint()
-    }
-}
-
-impl DoubleEndedIterator for Iter<'_> {
-    fn next_back(&mut self) -> Option<Self::Item> {
-        self.range.next_back().map(|i| self.lines.line(i))
-    }
-}
-
-impl ExactSizeIterator for Iter<'_> {}
-
-impl<'a> IntoIterator for &'a Lines {
-    type Item = Line<'a>;
-    type IntoIter = Iter<'a>;
-
-    fn into_iter(self) -> Iter<'a> {
-        self.iter()
-    }
-}
 
 #[cfg(test)]
 mod tests {

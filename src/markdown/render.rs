@@ -1145,7 +1145,7 @@ mod tests {
             let parted = render_in_parts(doc, &options(&theme), 1024);
             split += usize::from(chunks::chunks(doc.body(), 1024).len() > 1);
             assert_eq!(whole.headings.len(), parted.headings.len(), "{}", doc.path);
-            for (a, b) in whole.headings.iter().zip(&parted.headings) {
+            for (a, b) in whole.headings.iter().zip(parted.headings.iter()) {
                 assert_eq!(
                     (&a.anchor, &a.title, a.level),
                     (&b.anchor, &b.title, b.level)
