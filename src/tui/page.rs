@@ -120,10 +120,16 @@ impl Page {
     /// First pieces of the links with a piece on screen, in screen order.
     pub fn links_on_screen(&self, height: usize) -> Vec<usize> {
         let visible = self.visible(height);
+        self.link_firsts(|line| visible.contains(&line))
+    }
+
+    /// First pieces of the links with a piece on a line `wanted` accepts,
+    /// in order.
+    fn link_firsts(&self, wanted: impl Fn(usize) -> bool) -> Vec<usize> {
         let mut seen = Vec::new();
         let mut firsts = Vec::new();
         for (i, link) in self.rendered.links.iter().enumerate() {
-            if visible.contains(&link.line) && !seen.contains(&link.index) {
+            if wanted(link.line) && !seen.contains(&link.index) {
                 seen.push(link.index);
                 firsts.push(i);
             }
@@ -135,46 +141,36 @@ impl Page {
     /// around. Returns false when there is no link on screen.
     pub fn cycle_link(&mut self, forward: bool, height: usize) -> bool {
         let on_screen = self.links_on_screen(height);
-        if on_screen.is_empty() {
-            self.focus = None;
-            return false;
-        }
-        let current = self.focused().map(|l| l.index).and_then(|index| {
-            on_screen
-                .iter()
-                .position(|&i| self.rendered.links[i].index == index)
-        });
-        let next = match (current, forward) {
-            (None, true) => 0,
-            (None, false) => on_screen.len() - 1,
-            (Some(at), true) => (at + 1) % on_screen.len(),
-            (Some(at), false) => (at + on_screen.len() - 1) % on_screen.len(),
-        };
-        self.focus = Some(on_screen[next]);
-        true
+        self.cycle_among(&on_screen, forward)
     }
 
     /// Moves the focus to the next (or previous) link anywhere in the page,
     /// wrapping around, and scrolls it into view: for a small panel, where
     /// the links are seldom on screen. Returns false when there is none.
     pub fn cycle_all_links(&mut self, forward: bool, height: usize) -> bool {
-        let mut firsts: Vec<usize> = Vec::new();
-        for (i, link) in self.rendered.links.iter().enumerate() {
-            if firsts
-                .last()
-                .is_none_or(|&f| self.rendered.links[f].index != link.index)
-            {
-                firsts.push(i);
-            }
+        let all = self.link_firsts(|_| true);
+        if !self.cycle_among(&all, forward) {
+            return false;
         }
+        if let Some(line) = self.focused().map(|l| l.line)
+            && !self.visible(height).contains(&line)
+        {
+            self.scroll_to(line.saturating_sub(height.saturating_sub(1) / 2), height);
+        }
+        true
+    }
+
+    /// Focuses the link after (or before) the focused one among `firsts`,
+    /// wrapping around; the first (or last) when none of them is focused.
+    fn cycle_among(&mut self, firsts: &[usize], forward: bool) -> bool {
         if firsts.is_empty() {
             self.focus = None;
             return false;
         }
-        let current = self.focused().and_then(|l| {
+        let current = self.focused().map(|l| l.index).and_then(|index| {
             firsts
                 .iter()
-                .position(|&f| self.rendered.links[f].index == l.index)
+                .position(|&i| self.rendered.links[i].index == index)
         });
         let n = firsts.len();
         let next = match (current, forward) {
@@ -184,10 +180,6 @@ impl Page {
             (Some(at), false) => (at + n - 1) % n,
         };
         self.focus = Some(firsts[next]);
-        let line = self.rendered.links[firsts[next]].line;
-        if !self.visible(height).contains(&line) {
-            self.scroll_to(line.saturating_sub(height.saturating_sub(1) / 2), height);
-        }
         true
     }
 
