@@ -885,3 +885,34 @@ fn a_key_pressed_during_a_resize_is_not_held_back() {
     pty.send("q");
     assert!(pty.wait_exit().success());
 }
+
+/// `lore open PATH#fn:LABEL`, the footnote anchor the README documents,
+/// was refused as "no heading with anchor"; it opens the reader at the note.
+#[test]
+fn lore_open_goes_to_a_footnote() {
+    let home = common::home();
+    let knowledge = tempfile::tempdir().unwrap();
+    let filler: String = (1..=80).map(|i| format!("Paragraph {i}.\n\n")).collect();
+    std::fs::write(
+        knowledge.path().join("notes.md"),
+        format!("# Notes\n\nA claim.[^src]\n\n{filler}[^src]: The source of the claim.\n"),
+    )
+    .unwrap();
+    let dir = knowledge.path().to_str().unwrap();
+    let mut pty = Pty::spawn(
+        &home,
+        &[
+            "--no-builtin",
+            "--knowledge",
+            dir,
+            "open",
+            "notes.md#fn:src",
+        ],
+        100,
+        30,
+    );
+    let screen = pty.wait_for("The source of the claim.");
+    assert!(!screen.contains("Paragraph 1."), "{screen}");
+    pty.send("q");
+    assert!(pty.wait_exit().success());
+}
