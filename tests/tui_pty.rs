@@ -886,6 +886,34 @@ fn a_key_pressed_during_a_resize_is_not_held_back() {
     assert!(pty.wait_exit().success());
 }
 
+/// Ctrl-C while `lore show` pages killed lore and left `less` orphaned,
+/// fighting the shell for the terminal. lore now ignores it while the pager
+/// runs and waits for the pager, as git and bat do.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_in_the_pager_leaves_lore_waiting_for_it() {
+    let home = common::home();
+    let pager = "sh -c 'trap \"\" INT; cat >/dev/null; echo paging; read line </dev/tty; echo \"pager read $line\"'";
+    let mut pty = Pty::spawn_with(
+        &home,
+        &["show", "20-cupti", "--paging", "always"],
+        &[("LORE_PAGER", pager), ("LORE_THEME", "dark")],
+        100,
+        30,
+    );
+    pty.wait_for("paging");
+    pty.send("\x03");
+    thread::sleep(Duration::from_millis(500));
+    assert!(
+        pty.child.try_wait().unwrap().is_none(),
+        "lore died under Ctrl-C and left its pager running"
+    );
+    pty.send("done\r");
+    pty.wait_for("pager read done");
+    let status = pty.wait_exit();
+    assert!(status.success(), "{status:?}");
+}
+
 /// `lore open PATH#fn:LABEL`, the footnote anchor the README documents,
 /// was refused as "no heading with anchor"; it opens the reader at the note.
 #[test]
