@@ -22,6 +22,9 @@ struct Pty {
     /// Every byte the program wrote, for sequences the parser does not keep
     /// (OSC 52).
     raw: Arc<Mutex<Vec<u8>>>,
+    /// Held, the terminal stops reading what the program writes (a stalled
+    /// link): its writes block once the pseudo-terminal's buffer is full.
+    gate: Arc<Mutex<()>>,
 }
 
 impl Pty {
@@ -74,18 +77,24 @@ impl Pty {
         drop(pair.slave);
         let parser = Arc::new(Mutex::new(vt100::Parser::new(nz(rows), nz(cols), 0)));
         let raw = Arc::new(Mutex::new(Vec::new()));
+        let gate = Arc::new(Mutex::new(()));
         let mut reader = pair.master.try_clone_reader().expect("a reader");
         let writer = Arc::new(Mutex::new(pair.master.take_writer().expect("a writer")));
         {
             let parser = Arc::clone(&parser);
             let raw = Arc::clone(&raw);
+            let gate = Arc::clone(&gate);
             let answer_to = Arc::clone(&writer);
             let answer = background.map(|bg| format!("\x1b]11;{bg}\x1b\\\x1b[?62;22c"));
             thread::spawn(move || {
                 let mut buf = [0u8; 8192];
                 let mut answered = false;
                 loop {
-                    match reader.read(&mut buf) {
+                    let read = {
+                        let _open = gate.lock().unwrap();
+                        reader.read(&mut buf)
+                    };
+                    match read {
                         Ok(0) | Err(_) => return,
                         Ok(n) => {
                             parser.lock().unwrap().process(&buf[..n]);
@@ -111,6 +120,7 @@ impl Pty {
             child,
             parser,
             raw,
+            gate,
         }
     }
 
@@ -586,10 +596,11 @@ fn nothing_loaded_still_opens_and_explains() {
     assert!(pty.wait_exit().success());
 }
 
-/// `kill`, a closed SSH connection (SIGHUP) or SIGQUIT left the terminal
-/// raw, on the alternate screen, with bracketed paste on and the cursor
-/// hidden. Each now puts the terminal back, then exits with 128 + the
-/// signal's number.
+/// `kill`, a closed SSH connection (SIGHUP), `kill -INT` or SIGQUIT left
+/// the terminal raw, on the alternate screen, with bracketed paste on and
+/// the cursor hidden. Each now puts the terminal back, then exits with 128 +
+/// the signal's number. (SIGINT came back after the others were fixed: a
+/// red team's `kill -INT` exited 130 with the terminal still raw.)
 #[cfg(unix)]
 #[test]
 fn stop_signals_restore_the_terminal_and_exit_with_128_plus_the_signal() {
@@ -597,7 +608,12 @@ fn stop_signals_restore_the_terminal_and_exit_with_128_plus_the_signal() {
     use nix::sys::termios::LocalFlags;
     use nix::unistd::Pid;
 
-    for signal in [Signal::SIGTERM, Signal::SIGHUP, Signal::SIGQUIT] {
+    for signal in [
+        Signal::SIGTERM,
+        Signal::SIGHUP,
+        Signal::SIGINT,
+        Signal::SIGQUIT,
+    ] {
         let home = common::home();
         let mut pty = Pty::spawn(&home, &[], 100, 30);
         pty.wait_for("lore · Library");
@@ -884,6 +900,59 @@ fn a_key_pressed_during_a_resize_is_not_held_back() {
     }
     pty.send("q");
     assert!(pty.wait_exit().success());
+}
+
+/// SIGTERM while the terminal had stopped reading (a stalled SSH link):
+/// lore waited for its output to drain (the UI thread, blocked in a write,
+/// held stdout) and never exited. It now exits at once, with the terminal's
+/// modes restored.
+#[cfg(unix)]
+#[test]
+fn sigterm_with_a_stalled_terminal_exits_promptly() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::sys::termios::LocalFlags;
+    use nix::unistd::Pid;
+
+    let home = common::home();
+    let mut pty = Pty::spawn(
+        &home,
+        &["open", "cuda/20-cupti-deep-dive-arr-coc.md"],
+        200,
+        60,
+    );
+    pty.wait_for("CUPTI");
+    let gate = Arc::clone(&pty.gate);
+    let stalled = gate.lock().unwrap();
+    // Whole-screen redraws, far more than the terminal buffers.
+    for _ in 0..40 {
+        pty.send("G");
+        thread::sleep(Duration::from_millis(10));
+        pty.send("g");
+        thread::sleep(Duration::from_millis(10));
+    }
+    thread::sleep(Duration::from_millis(300));
+    let pid = pty.child.process_id().expect("lore's pid");
+    kill(Pid::from_raw(pid as i32), Signal::SIGTERM).unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = pty.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "lore is still waiting for the stalled terminal 10 s after SIGTERM"
+        );
+        thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.exit_code(), 143, "{status:?}");
+    let modes = pty.master.get_termios().expect("the terminal's modes");
+    assert!(
+        modes
+            .local_flags
+            .contains(LocalFlags::ICANON | LocalFlags::ECHO),
+        "the terminal is still raw"
+    );
+    drop(stalled);
 }
 
 /// Ctrl-C while `lore show` pages killed lore and left `less` orphaned,
