@@ -6,6 +6,7 @@
 mod common;
 
 use std::io::{Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -25,6 +26,18 @@ struct Pty {
     /// Held, the terminal stops reading what the program writes (a stalled
     /// link): its writes block once the pseudo-terminal's buffer is full.
     gate: Arc<Mutex<()>>,
+    /// The background colour answer has been written.
+    answered: Arc<AtomicBool>,
+}
+
+/// How the terminal answers the background colour question (OSC 11).
+#[derive(Clone, Copy)]
+enum Answer<'a> {
+    Never,
+    /// At once, with this colour (`rgb:ffff/ffff/ffff`).
+    Now(&'a str),
+    /// This long after the question, as over a slow SSH link.
+    After(&'a str, Duration),
 }
 
 impl Pty {
@@ -53,6 +66,29 @@ impl Pty {
         rows: u16,
         background: Option<&str>,
     ) -> Pty {
+        let answer = background.map_or(Answer::Never, Answer::Now);
+        Pty::spawn_program(
+            home,
+            env!("CARGO_BIN_EXE_lore"),
+            args,
+            env,
+            cols,
+            rows,
+            answer,
+        )
+    }
+
+    /// `program` (lore, or a shell that runs it) in a terminal of
+    /// `cols`×`rows` that answers the background question as `answer` says.
+    fn spawn_program(
+        home: &tempfile::TempDir,
+        program: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+        cols: u16,
+        rows: u16,
+        answer: Answer<'_>,
+    ) -> Pty {
         let system = native_pty_system();
         let pair = system
             .openpty(PtySize {
@@ -62,7 +98,7 @@ impl Pty {
                 pixel_height: 0,
             })
             .expect("a pseudo-terminal");
-        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_lore"));
+        let mut cmd = CommandBuilder::new(program);
         cmd.args(args);
         cmd.env("LORE_HOME", home.path());
         cmd.env("TERM", "xterm-256color");
@@ -73,11 +109,12 @@ impl Pty {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let child = pair.slave.spawn_command(cmd).expect("lore starts");
+        let child = pair.slave.spawn_command(cmd).expect("the program starts");
         drop(pair.slave);
         let parser = Arc::new(Mutex::new(vt100::Parser::new(nz(rows), nz(cols), 0)));
         let raw = Arc::new(Mutex::new(Vec::new()));
         let gate = Arc::new(Mutex::new(()));
+        let answered = Arc::new(AtomicBool::new(false));
         let mut reader = pair.master.try_clone_reader().expect("a reader");
         let writer = Arc::new(Mutex::new(pair.master.take_writer().expect("a writer")));
         {
@@ -85,10 +122,16 @@ impl Pty {
             let raw = Arc::clone(&raw);
             let gate = Arc::clone(&gate);
             let answer_to = Arc::clone(&writer);
-            let answer = background.map(|bg| format!("\x1b]11;{bg}\x1b\\\x1b[?62;22c"));
+            let answered = Arc::clone(&answered);
+            let (colour, delay) = match answer {
+                Answer::Never => (None, Duration::ZERO),
+                Answer::Now(colour) => (Some(colour), Duration::ZERO),
+                Answer::After(colour, delay) => (Some(colour), delay),
+            };
+            let answer = colour.map(|bg| format!("\x1b]11;{bg}\x1b\\\x1b[?62;22c"));
             thread::spawn(move || {
                 let mut buf = [0u8; 8192];
-                let mut answered = false;
+                let mut asked = false;
                 loop {
                     let read = {
                         let _open = gate.lock().unwrap();
@@ -101,13 +144,20 @@ impl Pty {
                             let mut raw = raw.lock().unwrap();
                             raw.extend_from_slice(&buf[..n]);
                             if let Some(answer) = &answer
-                                && !answered
+                                && !asked
                                 && raw.windows(6).any(|w| w == b"\x1b]11;?")
                             {
-                                answered = true;
-                                let mut w = answer_to.lock().unwrap();
-                                let _ = w.write_all(answer.as_bytes());
-                                let _ = w.flush();
+                                asked = true;
+                                let answer = answer.clone();
+                                let answer_to = Arc::clone(&answer_to);
+                                let answered = Arc::clone(&answered);
+                                thread::spawn(move || {
+                                    thread::sleep(delay);
+                                    let mut w = answer_to.lock().unwrap();
+                                    let _ = w.write_all(answer.as_bytes());
+                                    let _ = w.flush();
+                                    answered.store(true, Ordering::SeqCst);
+                                });
                             }
                         }
                     }
@@ -121,6 +171,19 @@ impl Pty {
             parser,
             raw,
             gate,
+            answered,
+        }
+    }
+
+    /// Waits until the terminal has answered the background question.
+    fn wait_answered(&self) {
+        let start = Instant::now();
+        while !self.answered.load(Ordering::SeqCst) {
+            assert!(
+                start.elapsed() < TIMEOUT,
+                "lore never asked for the background"
+            );
+            thread::sleep(Duration::from_millis(10));
         }
     }
 
@@ -953,6 +1016,127 @@ fn sigterm_with_a_stalled_terminal_exits_promptly() {
         "the terminal is still raw"
     );
     drop(stalled);
+}
+
+/// A bracketed paste whose end marker never came (a stray `ESC [200~`)
+/// swallowed every later key, `q` and Ctrl-C included. A paste that stalls
+/// is over after a second: what came is typed, and the keys after it work.
+#[test]
+fn an_unterminated_paste_is_typed_and_later_keys_work() {
+    let home = common::home();
+    let mut pty = Pty::spawn(&home, &[], 100, 30);
+    pty.wait_for("lore · Library");
+    pty.send("/");
+    pty.wait_for("lore · Search");
+    pty.send("\x1b[200~libcupti");
+    pty.wait_for("libcupti");
+    pty.send(".so");
+    pty.wait_for("libcupti.so");
+    pty.send("\x1b");
+    pty.wait_for("lore · Library");
+    pty.send("q");
+    assert!(pty.wait_exit().success());
+}
+
+/// The background colour answer that arrives after lore stopped waiting
+/// (0.5 s; a slow SSH link) was typed into lore: `/` opened the search and
+/// `ffff/ffff` filled it. It is dropped now, and the keys around it work.
+#[test]
+fn a_late_background_answer_is_not_typed_into_the_tui() {
+    let home = common::home();
+    let late = Answer::After("rgb:ffff/ffff/ffff", Duration::from_millis(1200));
+    let mut pty = Pty::spawn_program(&home, env!("CARGO_BIN_EXE_lore"), &[], &[], 100, 30, late);
+    pty.wait_for("lore · Library");
+    pty.wait_answered();
+    thread::sleep(Duration::from_millis(300));
+    let screen = pty.screen();
+    assert!(screen.contains("lore · Library"), "{screen}");
+    pty.send("/");
+    pty.wait_for("lore · Search");
+    pty.send("cupti");
+    let screen = pty.wait_for("cupti");
+    assert!(
+        !screen.contains("ffff") && !screen.contains("11;"),
+        "{screen}"
+    );
+    pty.send("\x1b");
+    pty.wait_for("lore · Library");
+    pty.send("q");
+    assert!(pty.wait_exit().success());
+}
+
+/// A shell that runs `command` with `$LORE` set to the binary, then shows
+/// whatever the terminal sends next (`cat -v`) after `NEXT-PROGRAM:`.
+fn then_read_the_terminal(
+    home: &tempfile::TempDir,
+    command: &str,
+    env: &[(&str, &str)],
+    answer: Answer<'_>,
+) -> Pty {
+    let script = format!("{command}; printf 'NEXT-PROGRAM:'; exec cat -v");
+    let mut env = env.to_vec();
+    env.push(("LORE", env!("CARGO_BIN_EXE_lore")));
+    Pty::spawn_program(home, "sh", &["-c", &script], &env, 100, 30, answer)
+}
+
+/// Ends the `cat -v` of `then_read_the_terminal` and returns what it read.
+fn what_the_next_program_read(mut pty: Pty) -> String {
+    pty.wait_for("NEXT-PROGRAM:");
+    pty.send("END\r");
+    pty.wait_for("END");
+    pty.send("\x04");
+    pty.wait_exit();
+    let screen = pty.screen();
+    let at = screen.rfind("NEXT-PROGRAM:").expect("the marker");
+    screen[at..].to_string()
+}
+
+/// The late answer also reached the program after lore: the shell, once
+/// lore had quit. lore now waits for it (3 s after the question at most)
+/// before it gives the terminal back.
+#[cfg(unix)]
+#[test]
+fn a_late_background_answer_is_not_left_for_the_shell() {
+    let home = common::home();
+    let late = Answer::After("rgb:ffff/ffff/ffff", Duration::from_millis(1500));
+    let mut pty = then_read_the_terminal(&home, "\"$LORE\"", &[], late);
+    pty.wait_for("lore · Library");
+    pty.send("q");
+    pty.wait_answered();
+    let read = what_the_next_program_read(pty);
+    assert!(!read.contains("11;"), "{read}");
+    assert!(read.contains("END"), "{read}");
+}
+
+/// `lore show` asks for the background too; its late answer went to the
+/// pager (`less` took it as commands) or the shell. It is read and dropped
+/// before the pager starts.
+#[cfg(unix)]
+#[test]
+fn a_late_background_answer_is_not_left_for_the_pager() {
+    let home = common::home();
+    let late = Answer::After("rgb:ffff/ffff/ffff", Duration::from_millis(1500));
+    let pager = "sh -c 'cat >/dev/null; printf PAGER-READS:; read line </dev/tty; printf %s \"$line\" | od -c'";
+    let mut pty = then_read_the_terminal(
+        &home,
+        "\"$LORE\" show 20-cupti --paging always",
+        &[("LORE_PAGER", pager)],
+        late,
+    );
+    pty.wait_for("PAGER-READS:");
+    pty.wait_answered();
+    thread::sleep(Duration::from_millis(200));
+    pty.send("kkk\r");
+    let screen = pty.wait_for("NEXT-PROGRAM:");
+    let at = screen.find("PAGER-READS:").unwrap();
+    let pager_read = &screen[at..];
+    assert!(
+        !pager_read.contains("033") && !pager_read.contains("11;"),
+        "the pager read the answer: {pager_read}"
+    );
+    assert!(pager_read.contains("k   k   k"), "{pager_read}");
+    let read = what_the_next_program_read(pty);
+    assert!(!read.contains("11;"), "{read}");
 }
 
 /// Ctrl-C while `lore show` pages killed lore and left `less` orphaned,

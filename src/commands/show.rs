@@ -32,7 +32,11 @@ pub fn run(settings: &Settings, args: &ShowArgs) -> anyhow::Result<u8> {
     };
     let color = settings.color && !args.plain;
     let theme = if color {
-        Theme::for_name(settings.theme_for_terminal()).with_truecolor(terminal_has_truecolor())
+        let name = settings.theme_for_terminal();
+        // An answer still on its way would be read by the pager or the
+        // shell as keys, or echoed amid the text.
+        crate::terminal_answer::drain();
+        Theme::for_name(name).with_truecolor(terminal_has_truecolor())
     } else {
         Theme::plain()
     };
