@@ -746,7 +746,11 @@ mod tests {
             (b"\x1b[Z", key(KeyCode::BackTab, KeyModifiers::SHIFT)),
         ];
         for (bytes, event) in cases {
-            assert_eq!(feed(&mut d, bytes), std::slice::from_ref(event), "{bytes:?}");
+            assert_eq!(
+                feed(&mut d, bytes),
+                std::slice::from_ref(event),
+                "{bytes:?}"
+            );
             assert_eq!(d.deadline(), None, "{bytes:?} left something behind");
         }
         let scroll = feed(&mut d, b"\x1b[<65;10;5M");
