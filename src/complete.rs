@@ -4,6 +4,11 @@
 //! and these read the same sources a plain `lore` would load: the built-in
 //! knowledge, `LORE_KNOWLEDGE` and `knowledge_dirs` in `config.toml` (flags
 //! on the half-typed command line are not seen). Errors complete nothing.
+//!
+//! The shell prints candidates as they come, so a value is escaped like any
+//! name lore prints (`text::inline`): an overlay file named with an ESC or a
+//! newline completes to `^[` or `^J`, never to a raw control sequence or a
+//! forged extra candidate.
 
 use std::ffi::OsStr;
 
@@ -12,7 +17,7 @@ use clap_complete::CompletionCandidate;
 use crate::config::{Flags, Settings};
 use crate::corpus::Corpus;
 use crate::decide::{self, DecisionTree, Node};
-use crate::text::sanitize;
+use crate::text::{inline, one_line};
 
 fn settings() -> Option<Settings> {
     Settings::resolve(Flags::default()).ok()
@@ -44,8 +49,8 @@ fn target_candidates(corpus: &Corpus, current: &str) -> Vec<CompletionCandidate>
             .iter()
             .filter(|s| s.anchor.starts_with(partial))
             .map(|s| {
-                CompletionCandidate::new(format!("{path}#{}", s.anchor))
-                    .help(Some(sanitize(&s.title).into()))
+                CompletionCandidate::new(inline(&format!("{path}#{}", s.anchor)))
+                    .help(Some(one_line(&s.title).into()))
             })
             .collect();
     }
@@ -53,7 +58,7 @@ fn target_candidates(corpus: &Corpus, current: &str) -> Vec<CompletionCandidate>
         .documents
         .iter()
         .filter(|d| d.path.starts_with(current))
-        .map(|d| CompletionCandidate::new(&d.path).help(Some(sanitize(&d.title).into())))
+        .map(|d| CompletionCandidate::new(inline(&d.path)).help(Some(one_line(&d.title).into())))
         .collect()
 }
 
@@ -64,7 +69,7 @@ pub fn tree_ids() -> Vec<CompletionCandidate> {
     };
     trees(&settings)
         .iter()
-        .map(|t| CompletionCandidate::new(&t.id).help(Some(sanitize(&t.title).into())))
+        .map(|t| CompletionCandidate::new(inline(&t.id)).help(Some(one_line(&t.title).into())))
         .collect()
 }
 
@@ -92,7 +97,8 @@ fn answer_candidates(trees: &[DecisionTree], current: &str) -> Vec<CompletionCan
             let value = format!("{}={}", q.id, option.id);
             if value.starts_with(current) && seen.insert(value.clone()) {
                 out.push(
-                    CompletionCandidate::new(value).help(Some(sanitize(&option.label).into())),
+                    CompletionCandidate::new(inline(&value))
+                        .help(Some(one_line(&option.label).into())),
                 );
             }
         }

@@ -258,7 +258,13 @@ impl Settings {
         }
         let mut options = terminal_colorsaurus::QueryOptions::default();
         options.timeout = BACKGROUND_TIMEOUT;
-        match terminal_colorsaurus::background_color(options) {
+        let asked = std::time::Instant::now();
+        let answer = terminal_colorsaurus::background_color(options);
+        if let Err(terminal_colorsaurus::Error::Timeout(_)) = &answer {
+            // It may still come, as keys: see `terminal_answer`.
+            crate::terminal_answer::unanswered(asked);
+        }
+        match answer {
             Ok(background) => {
                 let theme = if background.perceived_lightness() > 0.5 {
                     ThemeName::Light

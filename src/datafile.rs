@@ -48,26 +48,53 @@ pub fn read_to_string(path: &Path, limit: u64) -> io::Result<String> {
 /// Writes `bytes` to a temporary file beside `file`, then renames it over
 /// `file`: a crash mid-write leaves the old file, never half a file. The
 /// folder is created if needed.
+///
+/// Each write has a temporary file of its own: with one shared name, two
+/// lores saving at once (two TUIs quitting together) removed or replaced
+/// each other's, or failed with `File exists`.
 pub fn write_atomically(file: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = file.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
-    let mut name = file.file_name().unwrap_or_default().to_os_string();
-    name.push(".tmp");
-    let tmp = file.with_file_name(name);
-    // A fresh file: whatever sits at the temporary name (a FIFO would block
-    // the open) is replaced, not written through.
-    match std::fs::remove_file(&tmp) {
-        Ok(()) => {}
-        Err(err) if err.kind() == io::ErrorKind::NotFound => {}
-        Err(err) => return Err(err),
-    }
-    let mut out = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)?;
-    io::Write::write_all(&mut out, bytes)?;
+    let (tmp, mut out) = create_temporary(file)?;
+    let written = io::Write::write_all(&mut out, bytes);
     drop(out);
-    std::fs::rename(&tmp, file)
+    match written.and_then(|()| std::fs::rename(&tmp, file)) {
+        Ok(()) => Ok(()),
+        Err(err) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(err)
+        }
+    }
+}
+
+/// A new file beside `file`, named after it, this process and a counter
+/// (`history.json.4242.0.tmp`). Created exclusively: whatever already sits
+/// at a name (a FIFO would block the open, a link would be written through)
+/// is passed over, never opened.
+fn create_temporary(file: &Path) -> io::Result<(std::path::PathBuf, File)> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let name = file.file_name().unwrap_or_default();
+    let mut last = None;
+    for _ in 0..100 {
+        let mut tmp_name = name.to_os_string();
+        tmp_name.push(format!(
+            ".{}.{}.tmp",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let tmp = file.with_file_name(tmp_name);
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(out) => return Ok((tmp, out)),
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => last = Some(err),
+            Err(err) => return Err(err),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::other("no temporary file name was free")))
 }
 
 /// Opens (creating it if needed) a lock file to take a lock on: like a read,
@@ -188,5 +215,50 @@ mod tests {
         std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
         let err = read(&zero, 1 << 20).unwrap_err();
         assert_eq!(err.to_string(), "not a regular file but a device");
+    }
+
+    /// Two writers of one file at once (two TUIs saving a walk, or their
+    /// history) shared one temporary name: one removed or replaced the
+    /// other's temporary file, or failed with `File exists (os error 17)`.
+    /// Each write now has its own: every write succeeds, and the file is
+    /// one of them whole.
+    #[test]
+    fn concurrent_writes_of_one_file_all_succeed() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("history.json");
+        const WRITERS: usize = 8;
+        for round in 0..20 {
+            let texts: Vec<Vec<u8>> = (0..WRITERS)
+                .map(|w| {
+                    format!("round {round} writer {w} ")
+                        .repeat(1000)
+                        .into_bytes()
+                })
+                .collect();
+            let start = std::sync::Barrier::new(WRITERS);
+            let results: Vec<io::Result<()>> = std::thread::scope(|scope| {
+                let writers: Vec<_> = texts
+                    .iter()
+                    .map(|text| {
+                        let (start, file) = (&start, &file);
+                        scope.spawn(move || {
+                            start.wait();
+                            write_atomically(file, text)
+                        })
+                    })
+                    .collect();
+                writers.into_iter().map(|w| w.join().unwrap()).collect()
+            });
+            for result in results {
+                result.expect("every write succeeds");
+            }
+            let written = std::fs::read(&file).unwrap();
+            assert!(texts.contains(&written), "round {round}: a mixed file");
+        }
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["history.json"], "temporary files left behind");
     }
 }

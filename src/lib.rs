@@ -37,6 +37,7 @@ pub mod panics;
 pub mod probe;
 pub mod search;
 pub mod sources;
+pub mod terminal_answer;
 pub mod text;
 pub mod theme;
 pub mod tui;

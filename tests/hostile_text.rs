@@ -461,3 +461,35 @@ fn invisible_characters_are_shown_and_their_escapes_never_split() {
         "{check}"
     );
 }
+
+/// Tab completion printed overlay file names raw: a name holding ESC
+/// reached the terminal as a control sequence when the shell listed the
+/// candidates, and one holding a newline forged a second candidate. Values
+/// and their help are escaped like every other name lore prints.
+#[test]
+fn tab_completion_escapes_hostile_file_names() {
+    let knowledge = tempfile::tempdir().unwrap();
+    write(
+        &knowledge.path().join("evil\x1b]0;pwned\x07.md"),
+        "# Title \x1b[2J here\n",
+    );
+    write(&knowledge.path().join("two\nforged.md"), "# Two\n");
+    let home = home();
+    let out = lore(&home)
+        .env("LORE_KNOWLEDGE", knowledge.path())
+        .env("COMPLETE", "fish")
+        .args(["--", "lore", "show", ""])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let listed = String::from_utf8(out.stdout).unwrap();
+    // Fish's protocol: `value<TAB>help`, one a line.
+    assert_inert("completions", listed.replace('\t', " ").as_bytes());
+    let values: Vec<&str> = listed
+        .lines()
+        .map(|l| l.split('\t').next().unwrap_or_default())
+        .collect();
+    assert!(values.contains(&"evil^[]0;pwned^G.md"), "{values:?}");
+    assert!(values.contains(&"two^Jforged.md"), "{values:?}");
+    assert!(!values.contains(&"forged.md"), "{values:?}");
+}

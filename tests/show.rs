@@ -171,6 +171,41 @@ fn an_unknown_anchor_lists_the_documents_anchors() {
     assert!(err.contains("\n      #the-api-families\n"), "{err}");
 }
 
+/// `lore show PATH#fn:LABEL`, the footnote anchor the README documents,
+/// was refused as "no heading with anchor"; it prints the note.
+#[test]
+fn a_footnote_anchor_shows_the_note() {
+    let home = home();
+    let knowledge = tempfile::tempdir().unwrap();
+    std::fs::write(
+        knowledge.path().join("notes.md"),
+        "# Notes\n\nA claim.[^src] Another.[^n2]\n\n## Later\n\nText.\n\n\
+         [^src]: The source of the claim,\n    over two lines.\n\n[^n2]: The second note.\n",
+    )
+    .unwrap();
+    let show = |target: &str| {
+        lore(&home)
+            .args(["show", "--no-builtin", "--knowledge"])
+            .arg(knowledge.path())
+            .args([target, "--plain", "--width", "80"])
+            .output()
+            .unwrap()
+    };
+    let out = show("notes.md#fn:src");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "[src] The source of the claim, over two lines.\n"
+    );
+    let out = show("notes.md#fn:n2");
+    assert_eq!(stdout(&out), "[n2] The second note.\n");
+    // An unknown one lists the notes with the headings.
+    let out = show("notes.md#fn:nope");
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("\n  #fn:src\n  #fn:n2"), "{err}");
+}
+
 #[test]
 fn front_matter_is_not_printed() {
     let home = home();

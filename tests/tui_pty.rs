@@ -6,6 +6,7 @@
 mod common;
 
 use std::io::{Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -22,6 +23,21 @@ struct Pty {
     /// Every byte the program wrote, for sequences the parser does not keep
     /// (OSC 52).
     raw: Arc<Mutex<Vec<u8>>>,
+    /// Held, the terminal stops reading what the program writes (a stalled
+    /// link): its writes block once the pseudo-terminal's buffer is full.
+    gate: Arc<Mutex<()>>,
+    /// The background colour answer has been written.
+    answered: Arc<AtomicBool>,
+}
+
+/// How the terminal answers the background colour question (OSC 11).
+#[derive(Clone, Copy)]
+enum Answer<'a> {
+    Never,
+    /// At once, with this colour (`rgb:ffff/ffff/ffff`).
+    Now(&'a str),
+    /// This long after the question, as over a slow SSH link.
+    After(&'a str, Duration),
 }
 
 impl Pty {
@@ -50,6 +66,29 @@ impl Pty {
         rows: u16,
         background: Option<&str>,
     ) -> Pty {
+        let answer = background.map_or(Answer::Never, Answer::Now);
+        Pty::spawn_program(
+            home,
+            env!("CARGO_BIN_EXE_lore"),
+            args,
+            env,
+            cols,
+            rows,
+            answer,
+        )
+    }
+
+    /// `program` (lore, or a shell that runs it) in a terminal of
+    /// `cols`×`rows` that answers the background question as `answer` says.
+    fn spawn_program(
+        home: &tempfile::TempDir,
+        program: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+        cols: u16,
+        rows: u16,
+        answer: Answer<'_>,
+    ) -> Pty {
         let system = native_pty_system();
         let pair = system
             .openpty(PtySize {
@@ -59,7 +98,7 @@ impl Pty {
                 pixel_height: 0,
             })
             .expect("a pseudo-terminal");
-        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_lore"));
+        let mut cmd = CommandBuilder::new(program);
         cmd.args(args);
         cmd.env("LORE_HOME", home.path());
         cmd.env("TERM", "xterm-256color");
@@ -70,35 +109,55 @@ impl Pty {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let child = pair.slave.spawn_command(cmd).expect("lore starts");
+        let child = pair.slave.spawn_command(cmd).expect("the program starts");
         drop(pair.slave);
         let parser = Arc::new(Mutex::new(vt100::Parser::new(nz(rows), nz(cols), 0)));
         let raw = Arc::new(Mutex::new(Vec::new()));
+        let gate = Arc::new(Mutex::new(()));
+        let answered = Arc::new(AtomicBool::new(false));
         let mut reader = pair.master.try_clone_reader().expect("a reader");
         let writer = Arc::new(Mutex::new(pair.master.take_writer().expect("a writer")));
         {
             let parser = Arc::clone(&parser);
             let raw = Arc::clone(&raw);
+            let gate = Arc::clone(&gate);
             let answer_to = Arc::clone(&writer);
-            let answer = background.map(|bg| format!("\x1b]11;{bg}\x1b\\\x1b[?62;22c"));
+            let answered = Arc::clone(&answered);
+            let (colour, delay) = match answer {
+                Answer::Never => (None, Duration::ZERO),
+                Answer::Now(colour) => (Some(colour), Duration::ZERO),
+                Answer::After(colour, delay) => (Some(colour), delay),
+            };
+            let answer = colour.map(|bg| format!("\x1b]11;{bg}\x1b\\\x1b[?62;22c"));
             thread::spawn(move || {
                 let mut buf = [0u8; 8192];
-                let mut answered = false;
+                let mut asked = false;
                 loop {
-                    match reader.read(&mut buf) {
+                    let read = {
+                        let _open = gate.lock().unwrap();
+                        reader.read(&mut buf)
+                    };
+                    match read {
                         Ok(0) | Err(_) => return,
                         Ok(n) => {
                             parser.lock().unwrap().process(&buf[..n]);
                             let mut raw = raw.lock().unwrap();
                             raw.extend_from_slice(&buf[..n]);
                             if let Some(answer) = &answer
-                                && !answered
+                                && !asked
                                 && raw.windows(6).any(|w| w == b"\x1b]11;?")
                             {
-                                answered = true;
-                                let mut w = answer_to.lock().unwrap();
-                                let _ = w.write_all(answer.as_bytes());
-                                let _ = w.flush();
+                                asked = true;
+                                let answer = answer.clone();
+                                let answer_to = Arc::clone(&answer_to);
+                                let answered = Arc::clone(&answered);
+                                thread::spawn(move || {
+                                    thread::sleep(delay);
+                                    let mut w = answer_to.lock().unwrap();
+                                    let _ = w.write_all(answer.as_bytes());
+                                    let _ = w.flush();
+                                    answered.store(true, Ordering::SeqCst);
+                                });
                             }
                         }
                     }
@@ -111,6 +170,20 @@ impl Pty {
             child,
             parser,
             raw,
+            gate,
+            answered,
+        }
+    }
+
+    /// Waits until the terminal has answered the background question.
+    fn wait_answered(&self) {
+        let start = Instant::now();
+        while !self.answered.load(Ordering::SeqCst) {
+            assert!(
+                start.elapsed() < TIMEOUT,
+                "lore never asked for the background"
+            );
+            thread::sleep(Duration::from_millis(10));
         }
     }
 
@@ -586,10 +659,11 @@ fn nothing_loaded_still_opens_and_explains() {
     assert!(pty.wait_exit().success());
 }
 
-/// `kill`, a closed SSH connection (SIGHUP) or SIGQUIT left the terminal
-/// raw, on the alternate screen, with bracketed paste on and the cursor
-/// hidden. Each now puts the terminal back, then exits with 128 + the
-/// signal's number.
+/// `kill`, a closed SSH connection (SIGHUP), `kill -INT` or SIGQUIT left
+/// the terminal raw, on the alternate screen, with bracketed paste on and
+/// the cursor hidden. Each now puts the terminal back, then exits with 128 +
+/// the signal's number. (SIGINT came back after the others were fixed: a
+/// red team's `kill -INT` exited 130 with the terminal still raw.)
 #[cfg(unix)]
 #[test]
 fn stop_signals_restore_the_terminal_and_exit_with_128_plus_the_signal() {
@@ -597,7 +671,12 @@ fn stop_signals_restore_the_terminal_and_exit_with_128_plus_the_signal() {
     use nix::sys::termios::LocalFlags;
     use nix::unistd::Pid;
 
-    for signal in [Signal::SIGTERM, Signal::SIGHUP, Signal::SIGQUIT] {
+    for signal in [
+        Signal::SIGTERM,
+        Signal::SIGHUP,
+        Signal::SIGINT,
+        Signal::SIGQUIT,
+    ] {
         let home = common::home();
         let mut pty = Pty::spawn(&home, &[], 100, 30);
         pty.wait_for("lore · Library");
@@ -882,6 +961,239 @@ fn a_key_pressed_during_a_resize_is_not_held_back() {
         pty.send("k");
         pty.wait_for("▸ 1 Development");
     }
+    pty.send("q");
+    assert!(pty.wait_exit().success());
+}
+
+/// SIGTERM while the terminal had stopped reading (a stalled SSH link):
+/// lore waited for its output to drain (the UI thread, blocked in a write,
+/// held stdout) and never exited. It now exits at once, with the terminal's
+/// modes restored.
+#[cfg(unix)]
+#[test]
+fn sigterm_with_a_stalled_terminal_exits_promptly() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::sys::termios::LocalFlags;
+    use nix::unistd::Pid;
+
+    let home = common::home();
+    let mut pty = Pty::spawn(
+        &home,
+        &["open", "cuda/20-cupti-deep-dive-arr-coc.md"],
+        200,
+        60,
+    );
+    pty.wait_for("CUPTI");
+    let gate = Arc::clone(&pty.gate);
+    let stalled = gate.lock().unwrap();
+    // Whole-screen redraws, far more than the terminal buffers.
+    for _ in 0..40 {
+        pty.send("G");
+        thread::sleep(Duration::from_millis(10));
+        pty.send("g");
+        thread::sleep(Duration::from_millis(10));
+    }
+    thread::sleep(Duration::from_millis(300));
+    let pid = pty.child.process_id().expect("lore's pid");
+    kill(Pid::from_raw(pid as i32), Signal::SIGTERM).unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = pty.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "lore is still waiting for the stalled terminal 10 s after SIGTERM"
+        );
+        thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.exit_code(), 143, "{status:?}");
+    let modes = pty.master.get_termios().expect("the terminal's modes");
+    assert!(
+        modes
+            .local_flags
+            .contains(LocalFlags::ICANON | LocalFlags::ECHO),
+        "the terminal is still raw"
+    );
+    drop(stalled);
+}
+
+/// A bracketed paste whose end marker never came (a stray `ESC [200~`)
+/// swallowed every later key, `q` and Ctrl-C included. A paste that stalls
+/// is over after a second: what came is typed, and the keys after it work.
+#[test]
+fn an_unterminated_paste_is_typed_and_later_keys_work() {
+    let home = common::home();
+    let mut pty = Pty::spawn(&home, &[], 100, 30);
+    pty.wait_for("lore · Library");
+    pty.send("/");
+    pty.wait_for("lore · Search");
+    pty.send("\x1b[200~libcupti");
+    pty.wait_for("libcupti");
+    pty.send(".so");
+    pty.wait_for("libcupti.so");
+    pty.send("\x1b");
+    pty.wait_for("lore · Library");
+    pty.send("q");
+    assert!(pty.wait_exit().success());
+}
+
+/// The background colour answer that arrives after lore stopped waiting
+/// (0.5 s; a slow SSH link) was typed into lore: `/` opened the search and
+/// `ffff/ffff` filled it. It is dropped now, and the keys around it work.
+#[test]
+fn a_late_background_answer_is_not_typed_into_the_tui() {
+    let home = common::home();
+    let late = Answer::After("rgb:ffff/ffff/ffff", Duration::from_millis(1200));
+    let mut pty = Pty::spawn_program(&home, env!("CARGO_BIN_EXE_lore"), &[], &[], 100, 30, late);
+    pty.wait_for("lore · Library");
+    pty.wait_answered();
+    thread::sleep(Duration::from_millis(300));
+    let screen = pty.screen();
+    assert!(screen.contains("lore · Library"), "{screen}");
+    pty.send("/");
+    pty.wait_for("lore · Search");
+    pty.send("cupti");
+    let screen = pty.wait_for("cupti");
+    assert!(
+        !screen.contains("ffff") && !screen.contains("11;"),
+        "{screen}"
+    );
+    pty.send("\x1b");
+    pty.wait_for("lore · Library");
+    pty.send("q");
+    assert!(pty.wait_exit().success());
+}
+
+/// A shell that runs `command` with `$LORE` set to the binary, then shows
+/// whatever the terminal sends next (`cat -v`) after `NEXT-PROGRAM:`.
+fn then_read_the_terminal(
+    home: &tempfile::TempDir,
+    command: &str,
+    env: &[(&str, &str)],
+    answer: Answer<'_>,
+) -> Pty {
+    let script = format!("{command}; printf 'NEXT-PROGRAM:'; exec cat -v");
+    let mut env = env.to_vec();
+    env.push(("LORE", env!("CARGO_BIN_EXE_lore")));
+    Pty::spawn_program(home, "sh", &["-c", &script], &env, 100, 30, answer)
+}
+
+/// Ends the `cat -v` of `then_read_the_terminal` and returns what it read.
+fn what_the_next_program_read(mut pty: Pty) -> String {
+    pty.wait_for("NEXT-PROGRAM:");
+    pty.send("END\r");
+    pty.wait_for("END");
+    pty.send("\x04");
+    pty.wait_exit();
+    let screen = pty.screen();
+    let at = screen.rfind("NEXT-PROGRAM:").expect("the marker");
+    screen[at..].to_string()
+}
+
+/// The late answer also reached the program after lore: the shell, once
+/// lore had quit. lore now waits for it (3 s after the question at most)
+/// before it gives the terminal back.
+#[cfg(unix)]
+#[test]
+fn a_late_background_answer_is_not_left_for_the_shell() {
+    let home = common::home();
+    let late = Answer::After("rgb:ffff/ffff/ffff", Duration::from_millis(1500));
+    let mut pty = then_read_the_terminal(&home, "\"$LORE\"", &[], late);
+    pty.wait_for("lore · Library");
+    pty.send("q");
+    pty.wait_answered();
+    let read = what_the_next_program_read(pty);
+    assert!(!read.contains("11;"), "{read}");
+    assert!(read.contains("END"), "{read}");
+}
+
+/// `lore show` asks for the background too; its late answer went to the
+/// pager (`less` took it as commands) or the shell. It is read and dropped
+/// before the pager starts.
+#[cfg(unix)]
+#[test]
+fn a_late_background_answer_is_not_left_for_the_pager() {
+    let home = common::home();
+    let late = Answer::After("rgb:ffff/ffff/ffff", Duration::from_millis(1500));
+    let pager = "sh -c 'cat >/dev/null; printf PAGER-READS:; read line </dev/tty; printf %s \"$line\" | od -c'";
+    let mut pty = then_read_the_terminal(
+        &home,
+        "\"$LORE\" show 20-cupti --paging always",
+        &[("LORE_PAGER", pager)],
+        late,
+    );
+    pty.wait_for("PAGER-READS:");
+    pty.wait_answered();
+    thread::sleep(Duration::from_millis(200));
+    pty.send("kkk\r");
+    let screen = pty.wait_for("NEXT-PROGRAM:");
+    let at = screen.find("PAGER-READS:").unwrap();
+    let pager_read = &screen[at..];
+    assert!(
+        !pager_read.contains("033") && !pager_read.contains("11;"),
+        "the pager read the answer: {pager_read}"
+    );
+    assert!(pager_read.contains("k   k   k"), "{pager_read}");
+    let read = what_the_next_program_read(pty);
+    assert!(!read.contains("11;"), "{read}");
+}
+
+/// Ctrl-C while `lore show` pages killed lore and left `less` orphaned,
+/// fighting the shell for the terminal. lore now ignores it while the pager
+/// runs and waits for the pager, as git and bat do.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_in_the_pager_leaves_lore_waiting_for_it() {
+    let home = common::home();
+    let pager = "sh -c 'trap \"\" INT; cat >/dev/null; echo paging; read line </dev/tty; echo \"pager read $line\"'";
+    let mut pty = Pty::spawn_with(
+        &home,
+        &["show", "20-cupti", "--paging", "always"],
+        &[("LORE_PAGER", pager), ("LORE_THEME", "dark")],
+        100,
+        30,
+    );
+    pty.wait_for("paging");
+    pty.send("\x03");
+    thread::sleep(Duration::from_millis(500));
+    assert!(
+        pty.child.try_wait().unwrap().is_none(),
+        "lore died under Ctrl-C and left its pager running"
+    );
+    pty.send("done\r");
+    pty.wait_for("pager read done");
+    let status = pty.wait_exit();
+    assert!(status.success(), "{status:?}");
+}
+
+/// `lore open PATH#fn:LABEL`, the footnote anchor the README documents,
+/// was refused as "no heading with anchor"; it opens the reader at the note.
+#[test]
+fn lore_open_goes_to_a_footnote() {
+    let home = common::home();
+    let knowledge = tempfile::tempdir().unwrap();
+    let filler: String = (1..=80).map(|i| format!("Paragraph {i}.\n\n")).collect();
+    std::fs::write(
+        knowledge.path().join("notes.md"),
+        format!("# Notes\n\nA claim.[^src]\n\n{filler}[^src]: The source of the claim.\n"),
+    )
+    .unwrap();
+    let dir = knowledge.path().to_str().unwrap();
+    let mut pty = Pty::spawn(
+        &home,
+        &[
+            "--no-builtin",
+            "--knowledge",
+            dir,
+            "open",
+            "notes.md#fn:src",
+        ],
+        100,
+        30,
+    );
+    let screen = pty.wait_for("The source of the claim.");
+    assert!(!screen.contains("Paragraph 1."), "{screen}");
     pty.send("q");
     assert!(pty.wait_exit().success());
 }

@@ -3,6 +3,11 @@
 //! colours, `-F` quits at once when the text fits on one screen, so short
 //! output just prints). A bare `less` gets the same two flags. When the pager
 //! cannot be started, the text goes to stdout as if paging were off.
+//!
+//! While the pager runs, Ctrl-C belongs to it (`less` stops a search or a
+//! follow with it): lore ignores SIGINT and waits for the pager to end, as
+//! git and bat do. Dying there left `less` orphaned, fighting the shell for
+//! the terminal.
 
 use std::io::{self, IsTerminal, Write};
 use std::process::{Command, Stdio};
@@ -45,6 +50,7 @@ pub fn page(text: &[u8]) -> io::Result<()> {
     let Some(words) = command_line(lore_pager.as_deref(), pager.as_deref()) else {
         return write_stdout(text);
     };
+    let _interrupts = IgnoreInterrupts::start();
     let child = Command::new(&words[0])
         .args(&words[1..])
         .stdin(Stdio::piped())
@@ -52,14 +58,52 @@ pub fn page(text: &[u8]) -> io::Result<()> {
     let Ok(mut child) = child else {
         return write_stdout(text);
     };
-    if let Some(mut stdin) = child.stdin.take() {
-        match stdin.write_all(text) {
-            Err(err) if err.kind() != io::ErrorKind::BrokenPipe => return Err(err),
-            _ => {}
+    // Closing the pipe (the end of this block) tells the pager the text is
+    // all there; whatever happened while writing, it is waited for.
+    let written = match child.stdin.take() {
+        Some(mut stdin) => stdin.write_all(text),
+        None => Ok(()),
+    };
+    let waited = child.wait();
+    match written {
+        Err(err) if err.kind() != io::ErrorKind::BrokenPipe => return Err(err),
+        _ => {}
+    }
+    waited?;
+    Ok(())
+}
+
+/// SIGINT does not stop lore while this lives. The pager is started after:
+/// a signal lore handles is back to its default action in a new program,
+/// so the pager gets Ctrl-C as usual.
+struct IgnoreInterrupts {
+    #[cfg(unix)]
+    id: Option<signal_hook::SigId>,
+}
+
+impl IgnoreInterrupts {
+    #[cfg(unix)]
+    fn start() -> IgnoreInterrupts {
+        let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let id = signal_hook::flag::register(signal_hook::consts::SIGINT, flag).ok();
+        IgnoreInterrupts { id }
+    }
+
+    #[cfg(not(unix))]
+    fn start() -> IgnoreInterrupts {
+        IgnoreInterrupts {}
+    }
+}
+
+/// Once the pager is gone lore only exits; signal-hook leaves SIGINT
+/// ignored after its last action is removed, so this is only tidiness.
+impl Drop for IgnoreInterrupts {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Some(id) = self.id.take() {
+            signal_hook::low_level::unregister(id);
         }
     }
-    child.wait()?;
-    Ok(())
 }
 
 fn write_stdout(text: &[u8]) -> io::Result<()> {

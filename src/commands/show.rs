@@ -32,7 +32,11 @@ pub fn run(settings: &Settings, args: &ShowArgs) -> anyhow::Result<u8> {
     };
     let color = settings.color && !args.plain;
     let theme = if color {
-        Theme::for_name(settings.theme_for_terminal()).with_truecolor(terminal_has_truecolor())
+        let name = settings.theme_for_terminal();
+        // An answer still on its way would be read by the pager or the
+        // shell as keys, or echoed amid the text.
+        crate::terminal_answer::drain();
+        Theme::for_name(name).with_truecolor(terminal_has_truecolor())
     } else {
         Theme::plain()
     };
@@ -46,7 +50,11 @@ pub fn run(settings: &Settings, args: &ShowArgs) -> anyhow::Result<u8> {
     };
     let rendered = render(doc, &options);
     let range = match anchor {
-        Some(anchor) => rendered.section_range(anchor),
+        // A heading's section, or else a footnote's note (`#fn:LABEL`).
+        Some(anchor) => match rendered.section_range(anchor) {
+            section if section.is_empty() => rendered.footnote_range(anchor),
+            section => section,
+        },
         None => 0..rendered.lines.len(),
     };
     let mut text = Vec::new();
@@ -113,6 +121,7 @@ pub(super) fn resolve_target<'c, 't>(
     let anchor = anchor.filter(|a| !a.is_empty());
     if let Some(anchor) = anchor
         && doc.section_by_anchor(anchor).is_none()
+        && !doc.footnotes.iter().any(|f| f.anchor == anchor)
     {
         return Err(unknown_anchor(doc, anchor));
     }
@@ -137,7 +146,7 @@ fn unknown_anchor(doc: &Document, anchor: &str) -> String {
         inline(&doc.path),
         inline(anchor)
     );
-    if doc.sections.is_empty() {
+    if doc.sections.is_empty() && doc.footnotes.is_empty() {
         message.push_str(" (it has no headings)");
         return message;
     }
@@ -145,6 +154,9 @@ fn unknown_anchor(doc: &Document, anchor: &str) -> String {
     for section in &doc.sections {
         let indent = "  ".repeat(usize::from(section.level));
         message.push_str(&format!("\n{indent}#{}", inline(&section.anchor)));
+    }
+    for note in &doc.footnotes {
+        message.push_str(&format!("\n  #{}", inline(&note.anchor)));
     }
     message
 }

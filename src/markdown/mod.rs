@@ -70,6 +70,8 @@ pub struct RenderedFootnote {
     pub anchor: String,
     /// The rendered line showing its `[label]` marker.
     pub line: usize,
+    /// The rendered line after its last one.
+    pub end: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -172,6 +174,16 @@ impl Rendered {
             end -= 1;
         }
         heading.line..end
+    }
+
+    /// The rendered lines of the footnote definition with this anchor
+    /// (`fn:label`), its `[label]` line first. Empty if there is none.
+    pub fn footnote_range(&self, anchor: &str) -> Range<usize> {
+        let anchor = anchor.strip_prefix('#').unwrap_or(anchor);
+        self.footnotes
+            .iter()
+            .find(|f| f.anchor == anchor)
+            .map_or(0..0, |f| f.line..f.end.max(f.line))
     }
 
     /// The link piece at a screen position, if any.

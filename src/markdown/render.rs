@@ -389,9 +389,11 @@ impl Renderer<'_> {
                     _ => footnote_anchor(label),
                 };
                 self.footnotes_seen += 1;
+                let line = self.out.lines.len();
                 self.out.footnotes.push(RenderedFootnote {
                     anchor,
-                    line: self.out.lines.len(),
+                    line,
+                    end: line,
                 });
                 let marker = format!("[{}] ", sanitize(label));
                 let width = wrap::width(&marker);
@@ -510,6 +512,9 @@ impl Renderer<'_> {
                 self.containers.pop();
                 if tag == TagEnd::FootnoteDefinition {
                     self.need_blank = true;
+                    if let Some(note) = self.out.footnotes.last_mut() {
+                        note.end = self.out.lines.len();
+                    }
                 }
             }
             TagEnd::Table => self.end_table(),

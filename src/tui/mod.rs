@@ -15,6 +15,7 @@ pub mod action;
 pub mod app;
 pub mod clipboard;
 pub mod history;
+pub mod input;
 pub mod keymap;
 pub mod layout;
 pub mod library;
@@ -36,7 +37,7 @@ use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread;
 
-use ratatui::crossterm::event::{self, Event as TermEvent, KeyEventKind, MouseEventKind};
+use ratatui::crossterm::event::{Event as TermEvent, KeyEventKind, MouseEventKind};
 use ratatui::layout::Size;
 
 use crate::config::Settings;
@@ -113,8 +114,20 @@ pub fn run_at(
     let mut warnings = settings.warnings.clone();
     let log_path = install_log(settings, &mut warnings);
     terminal::install_panic_hook(log_path.clone());
+    terminal::restore_on_signals()?;
+    // Raw mode before start-up asks the terminal for its background: an
+    // answer that comes too late is then read by the keyboard reader and
+    // dropped, never echoed on the screen (see `terminal_answer`). Start-up
+    // prints nothing (problems go to the log and the status bar).
+    let mut tui = terminal::enter()?;
     let corpus = start.as_ref().map(|s| Arc::clone(&s.corpus));
-    let (mut app, mut services) = prepare(settings, corpus, warnings, log_path)?;
+    let (mut app, mut services) = match prepare(settings, corpus, warnings, log_path) {
+        Ok(prepared) => prepared,
+        Err(err) => {
+            terminal::restore();
+            return Err(err);
+        }
+    };
     services.probing = probing;
     if let Some(start) = start {
         app.open_document(
@@ -124,9 +137,9 @@ pub fn run_at(
             reader::Via::Screen(app::Screen::Library),
         );
     }
-    terminal::restore_on_signals()?;
-    let mut tui = terminal::enter()?;
     let result = event_loop(&mut tui, app, &services);
+    // An answer still on its way would reach the shell as keys.
+    crate::terminal_answer::wait();
     terminal::restore();
     let _ = std::panic::take_hook();
     log::info!("lore stopped");
@@ -159,7 +172,8 @@ fn install_log(settings: &Settings, warnings: &mut Vec<Diagnostic>) -> Option<Pa
     }
 }
 
-/// The part of start-up that may fail or print, done before raw mode.
+/// The part of start-up that may fail, done before the first frame. It
+/// prints nothing: problems become warnings in the log and the status bar.
 fn prepare(
     settings: &Settings,
     corpus: Option<Arc<Corpus>>,
@@ -258,26 +272,6 @@ fn prepare(
     ))
 }
 
-/// Reads the terminal on its own thread. Without it nothing could ever reach
-/// the loop, so failing to start it is an error, unlike the other workers.
-fn spawn_input(events: Sender<Event>) -> io::Result<()> {
-    thread::Builder::new().name("input".into()).spawn(move || {
-        loop {
-            let event = match event::read() {
-                Ok(event) => Event::Terminal(event),
-                Err(err) => {
-                    let _ = events.send(Event::InputClosed(err.to_string()));
-                    return;
-                }
-            };
-            if events.send(event).is_err() {
-                return;
-            }
-        }
-    })?;
-    Ok(())
-}
-
 /// Code blocks highlighted ahead of time after start-up, at most: enough for
 /// the shipped corpus and then some, well under the highlighter's memo size.
 const PREPARE_BLOCKS: usize = 1000;
@@ -350,7 +344,7 @@ fn spawn_highlighter(
 fn event_loop(tui: &mut terminal::Tui, mut app: App, services: &Services) -> Result<(), TuiError> {
     let (tx, rx): (Sender<Event>, Receiver<Event>) = mpsc::channel();
     let probe_events = tx.clone();
-    spawn_input(tx.clone())?;
+    input::spawn(tx.clone())?;
     let highlighter = if app.theme.has_color() {
         spawn_highlighter(tx.clone(), Arc::clone(&app.corpus), app.theme.clone())
     } else {
