@@ -8,10 +8,11 @@
 //! `extras/CUPTI/lib64`, the distribution's library folders, and the dynamic
 //! loader's cache (`/etc/ld.so.cache`), which is what `dlopen` consults.
 
+use std::collections::HashSet;
+
 use serde::Serialize;
 
 use super::fs::Root;
-use super::python::expand;
 use super::system::{note_error, read_text};
 use super::{Found, MAX_ENTRIES, Note, RootFacts, SMALL_FILE};
 
@@ -44,13 +45,12 @@ impl std::fmt::Display for CuptiPlace {
 pub(super) fn probe(root: &Root, facts: &mut RootFacts, notes: &mut Vec<Note>) {
     facts.toolkits = toolkits(root, notes);
     let mut places: Vec<Found<CuptiPlace>> = Vec::new();
-    let mut seen: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
     let mut add = |root: &Root, dir: &str, kind: &'static str, notes: &mut Vec<Note>| {
         let Ok(real) = root.real(dir) else { return };
-        if seen.contains(&real) {
+        if !seen.insert(real) {
             return;
         }
-        seen.push(real);
         let listing = match root.list(dir, MAX_ENTRIES) {
             Ok(listing) => listing,
             Err(err) => {
@@ -83,12 +83,12 @@ pub(super) fn probe(root: &Root, facts: &mut RootFacts, notes: &mut Vec<Note>) {
         "/usr/local/cuda*/targets/*/lib",
         "/usr/local/cuda*/extras/CUPTI/lib64",
     ] {
-        for dir in expand(root, pattern, notes) {
+        for dir in root.expand(pattern) {
             add(root, &dir, "toolkit", notes);
         }
     }
     for pattern in ["/usr/lib/*-linux-gnu", "/usr/lib64", "/usr/lib"] {
-        for dir in expand(root, pattern, notes) {
+        for dir in root.expand(pattern) {
             add(root, &dir, "system", notes);
         }
     }
@@ -98,18 +98,17 @@ pub(super) fn probe(root: &Root, facts: &mut RootFacts, notes: &mut Vec<Note>) {
 
 fn toolkits(root: &Root, notes: &mut Vec<Note>) -> Vec<Toolkit> {
     let mut out: Vec<Toolkit> = Vec::new();
-    let mut seen: Vec<String> = Vec::new();
-    let dirs = expand(root, "/usr/local/cuda*", notes);
+    let mut seen: HashSet<String> = HashSet::new();
+    let dirs = root.expand("/usr/local/cuda*");
     // Versioned folders first, so `/usr/local/cuda` (a link to one) is named
     // by the folder it leads to.
     let (versioned, plain): (Vec<String>, Vec<String>) =
         dirs.into_iter().partition(|d| d.contains("cuda-"));
     for dir in versioned.into_iter().chain(plain) {
         let Ok(real) = root.real(&dir) else { continue };
-        if seen.contains(&real) {
+        if !seen.insert(real) {
             continue;
         }
-        seen.push(real);
         let Some(version) = toolkit_version(root, &dir, notes) else {
             continue;
         };
