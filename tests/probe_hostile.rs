@@ -479,8 +479,7 @@ fn a_fifo_swapped_in_for_the_dockerfile_never_blocks_the_probe() {
             let _ = openat(CWD, path, OFlags::WRONLY | OFlags::NONBLOCK, Mode::empty());
         }
     }
-    let (read, refused) =
-        result.expect("a probe blocked on a FIFO swapped in for the Dockerfile");
+    let (read, refused) = result.expect("a probe blocked on a FIFO swapped in for the Dockerfile");
     assert!(
         read > 0 && refused > 0,
         "the swap never alternated under the probe: {read} read, {refused} refused"
