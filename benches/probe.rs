@@ -2,8 +2,15 @@
 //! the pip fixture root, and the fixture Dockerfile, in process. The whole
 //! process, on a real Python environment, is measured with hyperfine (see the
 //! README's Performance section).
+//!
+//! `cargo bench --bench probe -- hostile`: the red team's roots (issue #30),
+//! which must each probe in under a second: a crafted 16 MiB loader cache
+//! whose entries all point into one long unterminated string (minutes when
+//! each string was scanned on its own), and 2,000 symlinks
+//! `/usr/local/cuda-N` to one toolkit whose `targets` holds 2,000 folders
+//! (89 s and 771 MB when every link was expanded).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use lore::probe::{ProbeOptions, run};
@@ -29,5 +36,74 @@ fn bench(c: &mut Criterion) {
     c.bench_function("probe/dockerfile", |b| b.iter(|| run(&dockerfile).unwrap()));
 }
 
-criterion_group!(benches, bench);
+/// A root whose `/etc/ld.so.cache` is 16 MiB (the cap) of entries whose
+/// soname and path all point into one unterminated `libcupti.so…` run.
+fn crafted_ld_cache_root(dir: &Path) -> PathBuf {
+    const SIZE: usize = 16 * 1024 * 1024;
+    let entries = SIZE / 2 / 24;
+    let table = 48 + 24 * entries;
+    let mut data = b"glibc-ld.so.cache1.1".to_vec();
+    data.extend((entries as u32).to_le_bytes());
+    data.extend(((SIZE - table) as u32).to_le_bytes());
+    data.extend([0u8; 20]);
+    for i in 0..entries {
+        data.extend(1u32.to_le_bytes());
+        data.extend((table as u32).to_le_bytes());
+        data.extend((table as u32 + 11 + i as u32).to_le_bytes());
+        data.extend([0u8; 12]);
+    }
+    data.extend(b"libcupti.so");
+    data.resize(SIZE, b'a');
+    let root = dir.join("ld-cache-root");
+    std::fs::create_dir_all(root.join("etc")).unwrap();
+    std::fs::write(root.join("etc/ld.so.cache"), data).unwrap();
+    root
+}
+
+/// A root with `k` symlinks `/usr/local/cuda-N` to `/opt/cuda`, whose
+/// `targets` holds `k` folders.
+#[cfg(unix)]
+fn symlinked_cuda_root(dir: &Path, k: usize) -> PathBuf {
+    let root = dir.join("cuda-root");
+    let toolkit = root.join("opt/cuda");
+    for t in 0..k {
+        std::fs::create_dir_all(toolkit.join(format!("targets/t{t}/lib"))).unwrap();
+    }
+    std::fs::write(
+        toolkit.join("version.json"),
+        r#"{"cuda": {"version": "12.4.1"}}"#,
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("usr/local")).unwrap();
+    for n in 0..k {
+        std::os::unix::fs::symlink("/opt/cuda", root.join(format!("usr/local/cuda-{n}"))).unwrap();
+    }
+    root
+}
+
+fn hostile(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut group = c.benchmark_group("hostile");
+    group.sample_size(10);
+    let ld_cache = ProbeOptions {
+        root: Some(crafted_ld_cache_root(dir.path())),
+        dockerfile: None,
+    };
+    group.bench_function("ld-cache-16MiB-crafted", |b| {
+        b.iter(|| run(&ld_cache).unwrap())
+    });
+    #[cfg(unix)]
+    {
+        let cuda = ProbeOptions {
+            root: Some(symlinked_cuda_root(dir.path(), 2_000)),
+            dockerfile: None,
+        };
+        group.bench_function("symlinked-cuda-2000x2000", |b| {
+            b.iter(|| run(&cuda).unwrap())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, hostile);
 criterion_main!(benches);

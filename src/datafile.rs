@@ -19,14 +19,8 @@ use std::path::Path;
 
 /// Reads `path` if it is a regular file of at most `limit` bytes.
 pub fn read(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
-    let file = open(path)?;
+    let file = open_read(path)?;
     let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("not a regular file but {}", kind(&meta)),
-        ));
-    }
     if meta.len() > limit {
         return Err(too_big(limit));
     }
@@ -97,6 +91,16 @@ fn create_temporary(file: &Path) -> io::Result<(std::path::PathBuf, File)> {
     Err(last.unwrap_or_else(|| io::Error::other("no temporary file name was free")))
 }
 
+/// Opens `path` for reading if it is a regular file, under the rules above:
+/// never waiting on a FIFO, and asking the opened file, so a FIFO or device
+/// swapped in after a look at the path is refused too. For files read in
+/// part (a Dockerfile is read up to its own cap).
+pub fn open_read(path: &Path) -> io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    open_regular(path, options)
+}
+
 /// Opens (creating it if needed) a lock file to take a lock on: like a read,
 /// it must not block on a FIFO put there, and must be a regular file.
 pub fn open_lock(path: &Path) -> io::Result<File> {
@@ -129,23 +133,6 @@ fn open_regular(path: &Path, mut options: std::fs::OpenOptions) -> io::Result<Fi
         ));
     }
     Ok(file)
-}
-
-/// Opens for reading without blocking: opening a FIFO that has no writer
-/// otherwise waits for one.
-#[cfg(unix)]
-fn open(path: &Path) -> io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(flags.bits() as i32)
-        .open(path)
-}
-
-#[cfg(not(unix))]
-fn open(path: &Path) -> io::Result<File> {
-    File::open(path)
 }
 
 fn too_big(limit: u64) -> io::Error {

@@ -433,8 +433,7 @@ fn hostile_roots_are_reported_and_the_rest_still_works() {
     let has = |needle: &str| notes.iter().any(|n| n.contains(needle));
     assert!(
         has(&format!(
-            "symlink {}/usr/local/lib/python3.11/site-packages/torch/version.py points outside the root",
-            r
+            "{r}/usr/local/lib/python3.11/site-packages/torch/version.py: symlink points outside the root"
         )),
         "{notes:#?}"
     );

@@ -38,7 +38,7 @@ pub fn run(settings: &Settings, args: &DecideArgs, probing: &ProbeOptions) -> an
         .map(|d| d.path.as_str())
         .collect::<std::collections::BTreeSet<_>>();
     if !skipped.is_empty() {
-        eprintln!(
+        say!(
             "lore: warning: {} decision tree file{} with errors skipped ({}); `lore check` shows why",
             skipped.len(),
             if skipped.len() == 1 { "" } else { "s" },
@@ -52,7 +52,7 @@ pub fn run(settings: &Settings, args: &DecideArgs, probing: &ProbeOptions) -> an
     let tree = match decide::find_tree(&loaded.trees, id) {
         Ok(tree) => tree,
         Err(err) => {
-            eprintln!("lore: error: {}", inline(&err.to_string()));
+            say!("lore: error: {}", inline(&err.to_string()));
             return Ok(EXIT_USAGE);
         }
     };
@@ -105,12 +105,12 @@ pub fn run(settings: &Settings, args: &DecideArgs, probing: &ProbeOptions) -> an
         match probe::run(probing) {
             Ok(findings) => {
                 for note in &findings.notes {
-                    eprintln!("lore: warning: {}", sanitize(&note.to_string()));
+                    say!("lore: warning: {}", inline(&note.to_string()));
                 }
                 Some(findings)
             }
             Err(err) => {
-                eprintln!("lore: error: {}", sanitize(&err.to_string()));
+                say!("lore: error: {}", inline(&err.to_string()));
                 return Ok(EXIT_USAGE);
             }
         }
@@ -126,20 +126,20 @@ pub fn run(settings: &Settings, args: &DecideArgs, probing: &ProbeOptions) -> an
     match applied {
         Ok(unused) => {
             for question in unused {
-                eprintln!(
+                say!(
                     "lore: warning: question `{}` is not on this path; its answer was not used",
                     inline(&question)
                 );
             }
         }
         Err(err) => {
-            eprintln!("lore: error: {}", inline(&err.to_string()));
+            say!("lore: error: {}", inline(&err.to_string()));
             return Ok(EXIT_USAGE);
         }
     }
     if let Some(file) = &args.transcript {
         write_transcript(&session, file)?;
-        eprintln!(
+        say!(
             "lore: transcript written to {}",
             inline(&file.display().to_string())
         );
@@ -149,8 +149,8 @@ pub fn run(settings: &Settings, args: &DecideArgs, probing: &ProbeOptions) -> an
         let mut json = session_json(&session);
         if args.probe {
             json.probe = Some(ProbeJson {
-                probed: sanitize(&probing.describe()),
-                unsure: unsure.iter().map(|u| sanitize(u)).collect(),
+                probed: probing.describe(),
+                unsure: unsure.clone(),
             });
         }
         super::write_json(&mut out, &json)?;
@@ -302,7 +302,7 @@ fn print_probed(
     writeln!(
         out,
         "\n{}",
-        style.bold(&format!("Probed {}:", sanitize(&probing.describe())))
+        style.bold(&format!("Probed {}:", inline(&probing.describe())))
     )?;
     let mut any = false;
     for step in session.history() {
@@ -318,14 +318,14 @@ fn print_probed(
             one_line(&step.option.label)
         )?;
         for e in step.source.evidence() {
-            writeln!(out, "      {}", style.dim(&sanitize(e)))?;
+            writeln!(out, "      {}", style.dim(&inline(e)))?;
         }
     }
     if !any {
         writeln!(out, "  no question answered")?;
     }
     for u in unsure {
-        writeln!(out, "  {}", sanitize(u))?;
+        writeln!(out, "  {}", inline(u))?;
     }
     Ok(())
 }
@@ -676,7 +676,7 @@ fn print_history(out: &mut impl Write, session: &Session, style: Style) -> io::R
             }
         )?;
         for e in step.source.evidence() {
-            writeln!(out, "       {}", style.dim(&sanitize(e)))?;
+            writeln!(out, "       {}", style.dim(&inline(e)))?;
         }
     }
     Ok(())

@@ -103,7 +103,8 @@ pub(super) fn open_index_then<T>(
     );
     bar.finish_and_clear();
     let (index, report, answer) = result?;
+    // On stderr: a closed one must not cost the verb its output.
     let mut err = std::io::stderr().lock();
-    write_diagnostics(&mut err, &report.warnings, false)?;
+    let _ = write_diagnostics(&mut err, &report.warnings, false);
     Ok((index, report, answer))
 }

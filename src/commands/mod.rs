@@ -1,5 +1,21 @@
 //! The edge: each verb turns library results into terminal output and an exit
 //! code. Library code never prints; this is where text meets stdout.
+//!
+//! Output never panics on a closed pipe. Stdout is written through
+//! [`stdout`] with `?`, and a reader gone away ends the verb quietly with
+//! exit 0 (`is_broken_pipe`). Stderr lines (warnings, errors, notices) go
+//! through `say!`, which drops a line stderr will not take: `eprintln!`
+//! panics there (`lore decide T --probe 2>&1 | head -c1` exited 101 with
+//! "failed printing to stderr").
+
+/// `eprintln!` that cannot panic: writes one line on stderr, and drops it if
+/// stderr is closed or full. Nobody is left to tell, and the verb goes on to
+/// its real output (whose own closed pipe then ends it quietly).
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::commands::say_line(format_args!($($arg)*))
+    };
+}
 
 mod check;
 mod completions;
@@ -32,7 +48,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Ok(settings) => settings,
         Err(err) => {
             // Names a folder from the config file, the environment or a flag.
-            eprintln!("lore: error: {}", inline(&err.to_string()));
+            say!("lore: error: {}", inline(&err.to_string()));
             return ExitCode::from(EXIT_USAGE);
         }
     };
@@ -60,10 +76,15 @@ pub fn run(cli: Cli) -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(err) if is_broken_pipe(&err) => ExitCode::from(EXIT_OK),
         Err(err) => {
-            eprintln!("lore: error: {}", inline(&format!("{err:#}")));
+            say!("lore: error: {}", inline(&format!("{err:#}")));
             ExitCode::from(EXIT_USAGE)
         }
     }
+}
+
+/// The writer of `say!`.
+pub(crate) fn say_line(line: std::fmt::Arguments<'_>) {
+    let _ = writeln!(io::stderr().lock(), "{line}");
 }
 
 /// A command line clap refused, or `--help`/`--version`. Clap's message
@@ -75,7 +96,11 @@ pub fn parse_error(err: &clap::Error) -> ExitCode {
         // Help and version text: clap's own, on stdout.
         let _ = err.print();
     } else {
-        eprint!("{}", sanitize(&err.render().to_string()));
+        let _ = write!(
+            io::stderr().lock(),
+            "{}",
+            sanitize(&err.render().to_string())
+        );
     }
     ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(EXIT_USAGE))
 }

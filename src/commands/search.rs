@@ -36,7 +36,7 @@ pub fn run(settings: &Settings, args: &SearchArgs) -> anyhow::Result<u8> {
             .take(MAX_STDIN_BYTES)
             .read_to_end(&mut bytes)?;
         if bytes.len() > MAX_QUERY_BYTES {
-            eprintln!(
+            say!(
                 "lore: the input is {} MB; searching its last MB (where a log says what failed)",
                 bytes.len() >> 20
             );
@@ -47,13 +47,13 @@ pub fn run(settings: &Settings, args: &SearchArgs) -> anyhow::Result<u8> {
         args.query.join(" ")
     };
     if text.trim().is_empty() {
-        eprintln!("lore: error: the query is empty: give words, an error line, or `-` for stdin");
+        say!("lore: error: the query is empty: give words, an error line, or `-` for stdin");
         return Ok(EXIT_USAGE);
     }
     let mut parsed = query::parse(&text);
     if parsed.is_empty() {
         // Exit 1 like any query without hits, but say why nothing was looked up.
-        eprintln!(
+        say!(
             "lore: nothing to search for: the query is only numbers, addresses, paths or punctuation, which are ignored"
         );
         return Ok(EXIT_PROBLEMS);
@@ -66,14 +66,14 @@ pub fn run(settings: &Settings, args: &SearchArgs) -> anyhow::Result<u8> {
     let terminal = std::io::stderr().is_terminal();
     if terminal {
         for line in &parsed.searched {
-            eprintln!("searched: {}", shown_line(line));
+            say!("searched: {}", shown_line(line));
         }
     }
     let (_, _, hits) = super::index::open_index_then(settings, false, false, |index| {
         index.query_parsed(&parsed, args.limit)
     })?;
     if hits.first().is_some_and(|h| !h.is_confident()) && !args.json {
-        eprintln!("lore: {WEAK_NOTICE}");
+        say!("lore: {WEAK_NOTICE}");
     }
     let mut out = stdout();
     if args.json {

@@ -26,7 +26,7 @@ pub fn run(settings: &Settings, args: &ShowArgs) -> anyhow::Result<u8> {
     let (doc, anchor) = match resolve_target(&corpus, &args.target) {
         Ok(found) => found,
         Err(message) => {
-            eprintln!("{message}");
+            say!("{message}");
             return Ok(EXIT_USAGE);
         }
     };

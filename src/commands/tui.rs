@@ -28,7 +28,7 @@ pub fn open(
     let (path, at) = match resolve(&corpus, target) {
         Ok(found) => found,
         Err(message) => {
-            eprintln!("{message}");
+            say!("{message}");
             return Ok(EXIT_USAGE);
         }
     };
@@ -59,7 +59,7 @@ pub fn open_external(
                 .get_subcommands()
                 .map(|c| c.get_name().to_string())
                 .collect();
-            eprintln!(
+            say!(
                 "lore: error: `{}` is not a verb ({}) nor a document path; see `lore --help`",
                 inline(word),
                 verbs.join(", ")
@@ -102,7 +102,7 @@ fn finish(result: Result<(), TuiError>) -> anyhow::Result<u8> {
     match result {
         Ok(()) => Ok(EXIT_OK),
         Err(err @ (TuiError::NotATerminal | TuiError::DumbTerminal)) => {
-            eprintln!("lore: error: {err}");
+            say!("lore: error: {err}");
             Ok(EXIT_USAGE)
         }
         Err(err) => Err(err.into()),

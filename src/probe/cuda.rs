@@ -8,10 +8,11 @@
 //! `extras/CUPTI/lib64`, the distribution's library folders, and the dynamic
 //! loader's cache (`/etc/ld.so.cache`), which is what `dlopen` consults.
 
+use std::collections::HashSet;
+
 use serde::Serialize;
 
 use super::fs::Root;
-use super::python::expand;
 use super::system::{note_error, read_text};
 use super::{Found, MAX_ENTRIES, Note, RootFacts, SMALL_FILE};
 
@@ -44,13 +45,12 @@ impl std::fmt::Display for CuptiPlace {
 pub(super) fn probe(root: &Root, facts: &mut RootFacts, notes: &mut Vec<Note>) {
     facts.toolkits = toolkits(root, notes);
     let mut places: Vec<Found<CuptiPlace>> = Vec::new();
-    let mut seen: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
     let mut add = |root: &Root, dir: &str, kind: &'static str, notes: &mut Vec<Note>| {
         let Ok(real) = root.real(dir) else { return };
-        if seen.contains(&real) {
+        if !seen.insert(real) {
             return;
         }
-        seen.push(real);
         let listing = match root.list(dir, MAX_ENTRIES) {
             Ok(listing) => listing,
             Err(err) => {
@@ -83,12 +83,12 @@ pub(super) fn probe(root: &Root, facts: &mut RootFacts, notes: &mut Vec<Note>) {
         "/usr/local/cuda*/targets/*/lib",
         "/usr/local/cuda*/extras/CUPTI/lib64",
     ] {
-        for dir in expand(root, pattern, notes) {
+        for dir in root.expand(pattern) {
             add(root, &dir, "toolkit", notes);
         }
     }
     for pattern in ["/usr/lib/*-linux-gnu", "/usr/lib64", "/usr/lib"] {
-        for dir in expand(root, pattern, notes) {
+        for dir in root.expand(pattern) {
             add(root, &dir, "system", notes);
         }
     }
@@ -98,18 +98,17 @@ pub(super) fn probe(root: &Root, facts: &mut RootFacts, notes: &mut Vec<Note>) {
 
 fn toolkits(root: &Root, notes: &mut Vec<Note>) -> Vec<Toolkit> {
     let mut out: Vec<Toolkit> = Vec::new();
-    let mut seen: Vec<String> = Vec::new();
-    let dirs = expand(root, "/usr/local/cuda*", notes);
+    let mut seen: HashSet<String> = HashSet::new();
+    let dirs = root.expand("/usr/local/cuda*");
     // Versioned folders first, so `/usr/local/cuda` (a link to one) is named
     // by the folder it leads to.
     let (versioned, plain): (Vec<String>, Vec<String>) =
         dirs.into_iter().partition(|d| d.contains("cuda-"));
     for dir in versioned.into_iter().chain(plain) {
         let Ok(real) = root.real(&dir) else { continue };
-        if seen.contains(&real) {
+        if !seen.insert(real) {
             continue;
         }
-        seen.push(real);
         let Some(version) = toolkit_version(root, &dir, notes) else {
             continue;
         };
@@ -165,15 +164,8 @@ fn toolkit_version(root: &Root, dir: &str, notes: &mut Vec<Note>) -> Option<Foun
     None
 }
 
-/// `libcupti` entries of the loader cache. The file is glibc's format: the
-/// magic `glibc-ld.so.cache1.1` (possibly after the old `ld.so-1.7.0`
-/// table), the entry count, the string table's size, 20 more header bytes,
-/// then 24-byte entries (flags, key, value, os version, hwcap) whose key
-/// (soname) and value (path) are offsets from the start of that header.
+/// `libcupti` entries of the loader cache (see [`cupti_in_ld_cache`]).
 fn ld_cache_cupti(root: &Root, notes: &mut Vec<Note>) -> Vec<Found<CuptiPlace>> {
-    const MAGIC: &[u8] = b"glibc-ld.so.cache1.1";
-    const HEADER: usize = 48;
-    const ENTRY: usize = 24;
     let path = "/etc/ld.so.cache";
     if !root.exists(path) {
         return Vec::new();
@@ -185,56 +177,243 @@ fn ld_cache_cupti(root: &Root, notes: &mut Vec<Note>) -> Vec<Found<CuptiPlace>> 
             return Vec::new();
         }
     };
-    let data = &bytes.data;
     let shown = root.show(path);
-    let bad = |notes: &mut Vec<Note>, why: &str| {
+    let cache = cupti_in_ld_cache(&bytes.data);
+    if let Some(message) = cache.problem {
         notes.push(Note {
             path: shown.clone(),
             line: None,
-            message: format!("not a glibc loader cache ({why}); skipped"),
+            message,
         });
-    };
-    let Some(start) = find(data, MAGIC) else {
-        bad(notes, "no `glibc-ld.so.cache1.1` header");
-        return Vec::new();
+    }
+    cache
+        .entries
+        .into_iter()
+        .map(|(key, value)| {
+            let evidence = format!("{shown} ({key} => {value})");
+            Found::new(
+                CuptiPlace {
+                    path: value,
+                    kind: "ld-cache",
+                },
+                evidence,
+            )
+        })
+        .collect()
+}
+
+/// `libcupti` entries taken from a loader cache, at most: a real cache has a
+/// few (one per architecture and version).
+const LD_CACHE_CUPTI_MAX: usize = 64;
+
+/// A soname or path longer than this (Linux's `PATH_MAX`) is not one the
+/// loader would use.
+const LD_CACHE_STRING_MAX: usize = 4096;
+
+/// What a loader cache says about `libcupti`.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct LdCache {
+    /// `(soname, path)` of each `libcupti.so*` entry, in cache order, each
+    /// path once.
+    entries: Vec<(String, String)>,
+    /// Why the file was not read, or not read in full.
+    problem: Option<String>,
+}
+
+/// The `libcupti.so*` entries of a loader cache's bytes. The file is glibc's
+/// format: the magic `glibc-ld.so.cache1.1` (possibly after the old
+/// `ld.so-1.7.0` table), the entry count, the string table's size, 20 more
+/// header bytes, then 24-byte entries (flags, key, value, os version, hwcap)
+/// whose key (soname) and value (path) are offsets from the start of that
+/// header to NUL-terminated strings.
+///
+/// Linear in the file's size, whatever the offsets say: the strings wanted
+/// are looked up in offset order in one sweep, so a byte is scanned for its
+/// NUL once even when every entry points into one long unterminated run
+/// (looking each string up on its own was quadratic: a crafted 1 MiB cache
+/// took 10 s).
+fn cupti_in_ld_cache(data: &[u8]) -> LdCache {
+    const MAGIC: &[u8] = b"glibc-ld.so.cache1.1";
+    const HEADER: usize = 48;
+    const ENTRY: usize = 24;
+    const KEY: &[u8] = b"libcupti.so";
+    let not_a_cache = |why: &str| Some(format!("not a glibc loader cache ({why}); skipped"));
+    let mut cache = LdCache::default();
+    let Some(start) = memchr::memmem::find(data, MAGIC) else {
+        cache.problem = not_a_cache("no `glibc-ld.so.cache1.1` header");
+        return cache;
     };
     let u32_at = |at: usize| -> Option<u32> {
-        data.get(at..at + 4)
+        data.get(at..at.checked_add(4)?)
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     };
     let Some(count) = u32_at(start + 20) else {
-        bad(notes, "header cut short");
-        return Vec::new();
+        cache.problem = not_a_cache("header cut short");
+        return cache;
     };
-    let string_at = |offset: u32| -> Option<&str> {
-        let from = start.checked_add(offset as usize)?;
-        let rest = data.get(from..)?;
-        let end = rest.iter().position(|&b| b == 0)?;
-        std::str::from_utf8(&rest[..end]).ok()
+    // Where a string starts in `data`, if it does.
+    let at = |offset: u32| {
+        start
+            .checked_add(offset as usize)
+            .filter(|&p| p < data.len())
     };
-    let mut out: Vec<Found<CuptiPlace>> = Vec::new();
+    // The entries whose key starts like a libcupti soname: a bounded look
+    // at each entry.
+    let mut wanted: Vec<(usize, usize)> = Vec::new();
     for i in 0..count as usize {
-        let at = start + HEADER + i * ENTRY;
-        let (Some(key), Some(value)) = (u32_at(at + 4), u32_at(at + 8)) else {
-            bad(notes, "entries cut short");
+        let entry = start + HEADER + i * ENTRY;
+        let (Some(key), Some(value)) = (u32_at(entry + 4), u32_at(entry + 8)) else {
+            cache.problem = not_a_cache("entries cut short");
             break;
         };
-        let (Some(key), Some(value)) = (string_at(key), string_at(value)) else {
-            continue;
-        };
-        if key.starts_with("libcupti.so") && !out.iter().any(|f| f.value.path == value) {
-            out.push(Found::new(
-                CuptiPlace {
-                    path: value.to_string(),
-                    kind: "ld-cache",
-                },
-                format!("{shown} ({key} => {value})"),
-            ));
+        if let (Some(key), Some(value)) = (at(key), at(value))
+            && data[key..].starts_with(KEY)
+        {
+            wanted.push((key, value));
         }
     }
-    out
+    // Each string's end, found in one sweep in order of where they start:
+    // a string that starts inside the last one found ends where it does.
+    let mut starts: Vec<usize> = wanted.iter().flat_map(|&(k, v)| [k, v]).collect();
+    starts.sort_unstable();
+    starts.dedup();
+    let mut ends: Vec<(usize, usize)> = Vec::with_capacity(starts.len());
+    let mut last_nul: Option<usize> = None;
+    for start in starts {
+        let end = match last_nul {
+            Some(nul) if nul >= start => Some(nul),
+            _ => memchr::memchr(0, &data[start..]).map(|i| start + i),
+        };
+        let Some(end) = end else {
+            // No NUL from here to the end: nor for any later start.
+            break;
+        };
+        last_nul = Some(end);
+        ends.push((start, end));
+    }
+    let text = |start: usize| -> Option<&str> {
+        let i = ends.binary_search_by_key(&start, |&(s, _)| s).ok()?;
+        let end = ends[i].1;
+        if end - start > LD_CACHE_STRING_MAX {
+            return None;
+        }
+        std::str::from_utf8(&data[start..end]).ok()
+    };
+    let mut paths: HashSet<&str> = HashSet::new();
+    for (key, value) in wanted {
+        let (Some(key), Some(value)) = (text(key), text(value)) else {
+            continue;
+        };
+        if paths.contains(value) {
+            continue;
+        }
+        if paths.len() == LD_CACHE_CUPTI_MAX {
+            cache.problem = Some(format!(
+                "more than {LD_CACHE_CUPTI_MAX} `libcupti` entries; the rest were not read"
+            ));
+            break;
+        }
+        paths.insert(value);
+        cache.entries.push((key.to_string(), value.to_string()));
+    }
+    cache
 }
 
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A glibc loader cache (new format only) with `entries` as (key, value)
+    /// offsets into `strings`, which follows the entries.
+    fn ld_cache(entries: &[(u32, u32)], strings: &[u8]) -> Vec<u8> {
+        let table = (48 + 24 * entries.len()) as u32;
+        let mut data = b"glibc-ld.so.cache1.1".to_vec();
+        data.extend((entries.len() as u32).to_le_bytes());
+        data.extend((strings.len() as u32).to_le_bytes());
+        data.extend([0u8; 20]);
+        for (key, value) in entries {
+            data.extend(1u32.to_le_bytes());
+            data.extend((table + key).to_le_bytes());
+            data.extend((table + value).to_le_bytes());
+            data.extend([0u8; 12]);
+        }
+        data.extend(strings);
+        data
+    }
+
+    #[test]
+    fn the_loader_cache_gives_each_libcupti_path_once_in_cache_order() {
+        let strings = b"libcupti.so.12\0/usr/local/cuda-12.4/lib64/libcupti.so.12\0\
+libc.so.6\0/lib/x86_64-linux-gnu/libc.so.6\0libcupti.so\0/usr/lib/libcupti.so\0";
+        let at = |s: &str| {
+            strings
+                .windows(s.len())
+                .position(|w| w == s.as_bytes())
+                .unwrap() as u32
+        };
+        let cupti12 = (at("libcupti.so.12"), at("/usr/local/cuda-12.4"));
+        let data = ld_cache(
+            &[
+                cupti12,
+                (at("libc.so.6"), at("/lib/x86_64")),
+                (at("libcupti.so\0"), at("/usr/lib/libcupti.so")),
+                cupti12,
+            ],
+            strings,
+        );
+        let cache = cupti_in_ld_cache(&data);
+        assert_eq!(cache.problem, None);
+        assert_eq!(
+            cache.entries,
+            [
+                (
+                    "libcupti.so.12".to_string(),
+                    "/usr/local/cuda-12.4/lib64/libcupti.so.12".to_string()
+                ),
+                (
+                    "libcupti.so".to_string(),
+                    "/usr/lib/libcupti.so".to_string()
+                ),
+            ]
+        );
+        let cut = &data[..data.len() - strings.len() - 20];
+        assert_eq!(
+            cupti_in_ld_cache(cut).problem.as_deref(),
+            Some("not a glibc loader cache (entries cut short); skipped")
+        );
+    }
+
+    /// A crafted cache (the red team's): every entry's soname and path point
+    /// into one long run of bytes, unterminated or ended far away. Looking
+    /// each string up on its own scanned the run once per entry: quadratic,
+    /// minutes for this 1 MiB file in a debug build. In one sweep it is
+    /// milliseconds; the watchdog only catches a return of the quadratic
+    /// scan (it is not a speed claim: see `benches/probe.rs`).
+    #[test]
+    fn a_crafted_loader_cache_of_entries_into_one_long_string_is_read_in_one_pass() {
+        let entries = 20_000;
+        let mut run = b"libcupti.so".to_vec();
+        run.resize(1024 * 1024 - 48 - 24 * entries, b'a');
+        let unterminated: Vec<(u32, u32)> = (0..entries as u32).map(|i| (0, 11 + i)).collect();
+        let mut terminated = run.clone();
+        *terminated.last_mut().unwrap() = 0;
+        let cases = [
+            ld_cache(&unterminated, &run),
+            ld_cache(&unterminated, &terminated),
+        ];
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for data in &cases {
+                let _ = done.send(cupti_in_ld_cache(data));
+            }
+        });
+        for _ in 0..2 {
+            let cache = finished
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .expect("a 1 MiB loader cache still being read after 60 s: quadratic again");
+            // Nothing usable: no NUL at all, or strings far longer than a path.
+            assert_eq!(cache.entries, []);
+            assert_eq!(cache.problem, None);
+        }
+    }
 }

@@ -175,11 +175,9 @@ const ENV_THAT_MATTERS: [&str; 2] = ["LD_LIBRARY_PATH", "TORCH_CUDA_ARCH_LIST"];
 /// Reads a Dockerfile from disk (a regular file, up to `MAX_BYTES`).
 pub fn read(path: &Path) -> Result<Vec<u8>, String> {
     use std::io::Read;
-    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
-    if !meta.is_file() {
-        return Err("not a regular file".into());
-    }
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    // The open file is checked, not the path: a FIFO swapped in after a
+    // look at the path would block the open (and `lore`) forever.
+    let file = crate::datafile::open_read(path).map_err(|e| e.to_string())?;
     let mut data = Vec::new();
     file.take(MAX_BYTES)
         .read_to_end(&mut data)

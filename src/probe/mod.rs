@@ -86,7 +86,7 @@ impl<T> Found<T> {
 }
 
 /// A problem met while probing: the file (and line) and what went wrong.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct Note {
     pub path: String,
     pub line: Option<usize>,
@@ -158,9 +158,14 @@ pub fn run(options: &ProbeOptions) -> Result<Findings, ProbeError> {
             ..RootFacts::default()
         };
         let notes = &mut findings.notes;
+        // What the root's reads skipped goes in after each probe's own
+        // notes, so problems stay near the facts they cost.
         system::probe(&root, &mut facts, notes);
+        notes.extend(root.take_skipped());
         python::probe(&root, &mut facts, notes);
+        notes.extend(root.take_skipped());
         cuda::probe(&root, &mut facts, notes);
+        notes.extend(root.take_skipped());
         findings.root = Some(facts);
     }
     if let Some(path) = &options.dockerfile {
@@ -172,6 +177,10 @@ pub fn run(options: &ProbeOptions) -> Result<Findings, ProbeError> {
         findings.notes.extend(notes);
         findings.dockerfile = Some(parsed);
     }
+    // One problem met by several probes (a folder every CUDA pattern
+    // lists) is said once, where it was first met.
+    let mut seen = std::collections::HashSet::new();
+    findings.notes.retain(|note| seen.insert(note.clone()));
     Ok(findings)
 }
 

@@ -109,7 +109,7 @@ pub(super) fn probe(root: &Root, facts: &mut RootFacts, notes: &mut Vec<Note>) {
     }
     let mut seen = Vec::new();
     for pattern in &patterns {
-        for site in expand(root, pattern, notes) {
+        for site in root.expand(pattern) {
             let Ok(real) = root.real(&site) else { continue };
             if seen.contains(&real) {
                 continue;
@@ -128,43 +128,6 @@ pub(super) fn probe(root: &Root, facts: &mut RootFacts, notes: &mut Vec<Note>) {
             site_packages(root, &site, facts, notes);
         }
     }
-}
-
-/// The folders matching `pattern`, whose components may hold one `*`.
-pub(super) fn expand(root: &Root, pattern: &str, notes: &mut Vec<Note>) -> Vec<String> {
-    let mut current = vec![String::new()];
-    for component in pattern.split('/').filter(|c| !c.is_empty()) {
-        let mut next = Vec::new();
-        for base in &current {
-            match component.split_once('*') {
-                None => next.push(format!("{base}/{component}")),
-                Some((prefix, suffix)) => {
-                    let dir = if base.is_empty() { "/" } else { base.as_str() };
-                    let listing = match root.list(dir, MAX_ENTRIES) {
-                        Ok(listing) => listing,
-                        Err(err) => {
-                            note_error(root, dir, &err, notes);
-                            continue;
-                        }
-                    };
-                    for name in listing.names {
-                        if name.len() >= prefix.len() + suffix.len()
-                            && name.starts_with(prefix)
-                            && name.ends_with(suffix)
-                        {
-                            next.push(format!("{base}/{name}"));
-                        }
-                    }
-                }
-            }
-        }
-        current = next;
-        if current.is_empty() {
-            break;
-        }
-    }
-    current.retain(|p| root.is_dir(p));
-    current
 }
 
 fn site_packages(root: &Root, site: &str, facts: &mut RootFacts, notes: &mut Vec<Note>) {

@@ -83,14 +83,11 @@ pub(super) fn read_text(
     }
 }
 
+/// A read's problem as a note, naming what is at fault (see
+/// `ReadError::note`). The root records the same note itself
+/// (`Root::take_skipped`); `probe::run` keeps one of the two.
 pub(super) fn note_error(root: &Root, path: &str, err: &ReadError, notes: &mut Vec<Note>) {
-    if err.is_notable() {
-        notes.push(Note {
-            path: root.show(path),
-            line: None,
-            message: err.to_string(),
-        });
-    }
+    notes.extend(err.note(&root.show(path)));
 }
 
 /// A byte count for messages: `64 KiB`, `1.0 GB`.
