@@ -244,6 +244,58 @@ impl Root {
     }
 }
 
+/// What a folder entry is, as the folder listing says (no extra `stat`):
+/// a symlink is reported as one, not as what it points to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    Dir,
+    File,
+    Symlink,
+    Other,
+}
+
+/// Entries of a folder with their kinds, up to the cap it was listed with,
+/// sorted by name.
+#[derive(Debug, Default)]
+pub struct Entries {
+    pub entries: Vec<(String, EntryKind)>,
+    /// True when the folder has more entries than were listed.
+    pub truncated: bool,
+}
+
+impl Root {
+    /// Up to `cap` entries of a folder and their kinds, sorted by name: what
+    /// a bounded search walks, since knowing which entries are folders costs
+    /// no further system call.
+    pub fn entries(&self, path: &str, cap: usize) -> Result<Entries, ReadError> {
+        let (host, _) = self.resolve(path)?;
+        let read = fs::read_dir(&host).map_err(|err| match err.kind() {
+            io::ErrorKind::NotADirectory => ReadError::NotADir,
+            _ => io_error(err),
+        })?;
+        let mut out = Entries::default();
+        for entry in read {
+            let Ok(entry) = entry else { continue };
+            if out.entries.len() == cap {
+                out.truncated = true;
+                break;
+            }
+            let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+                continue;
+            };
+            let kind = match entry.file_type() {
+                Ok(t) if t.is_symlink() => EntryKind::Symlink,
+                Ok(t) if t.is_dir() => EntryKind::Dir,
+                Ok(t) if t.is_file() => EntryKind::File,
+                _ => EntryKind::Other,
+            };
+            out.entries.push((name, kind));
+        }
+        out.entries.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(out)
+    }
+}
+
 fn split(path: &str) -> std::str::Split<'_, char> {
     path.split('/')
 }
