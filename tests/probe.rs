@@ -131,7 +131,11 @@ fn a_conda_image_root_gives_conda_torch_and_the_toolkit() {
         facts(&json, "cuda-toolkit"),
         [(
             format!("{r}/usr/local/cuda-12.4 12.4.1"),
-            vec![format!("{r}/usr/local/cuda-12.4/version.json:4")]
+            vec![
+                format!("{r}/usr/local/cuda-12.4/version.json:4"),
+                // dpkg's cuda-nvcc-12-4 agrees and is shown too.
+                format!("{r}/var/lib/dpkg/status:1 (cuda-nvcc-12-4 12.4.131-1)"),
+            ]
         )]
     );
     assert_eq!(facts(&json, "nvcc").len(), 1);

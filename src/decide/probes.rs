@@ -4,7 +4,7 @@
 //! it cannot define a probe or change what one reads. Validation checks that
 //! every answer a named probe can give is an option of its question.
 
-use crate::probe::{Base, Findings, Found, RootFacts, Stage, TorchInstall};
+use crate::probe::{Base, Findings, Found, RootFacts, Stage, Torch, TorchInstall};
 
 /// One built-in probe.
 pub struct Probe {
@@ -147,21 +147,42 @@ fn torch_install(f: &Findings) -> Settled {
     )
 }
 
+/// The torch installs that count: on the machine, the one `python3` imports
+/// when it imports one; otherwise all of them.
+fn counted_torch(root: &RootFacts) -> Vec<&Torch> {
+    if let Some(active) = root.python3.as_ref().and_then(|p| p.torch.as_ref())
+        && let Some(t) = root.torch.iter().find(|t| t.dir == active.value)
+    {
+        return vec![t];
+    }
+    root.torch.iter().collect()
+}
+
 fn torch_install_root(root: &RootFacts) -> Settled {
-    let installs: Vec<&Found<TorchInstall>> = root
-        .torch
-        .iter()
-        .filter_map(|t| t.install.as_ref())
-        .collect();
     if root.torch.is_empty() {
         return unsure(format!(
             "no torch/version.py in the Python environments of {}",
             root.dir
         ));
     }
-    if installs.len() < root.torch.len() {
-        let t = root
-            .torch
+    let torch = counted_torch(root);
+    if let Some(t) = torch.iter().find(|t| !t.install_disputed.is_empty())
+        && let Some(first) = &t.install
+    {
+        let other = &t.install_disputed[0];
+        return unsure(format!(
+            "the files of {} disagree on how it got there: {} ({}) but {} ({})",
+            t.dir,
+            first.value.route(),
+            first.evidence.join(", "),
+            other.value.route(),
+            other.evidence.join(", ")
+        ));
+    }
+    let installs: Vec<&Found<TorchInstall>> =
+        torch.iter().filter_map(|t| t.install.as_ref()).collect();
+    if installs.len() < torch.len() {
+        let t = torch
             .iter()
             .find(|t| t.install.is_none())
             .map(|t| t.dir.clone());
@@ -170,24 +191,23 @@ fn torch_install_root(root: &RootFacts) -> Settled {
             t.unwrap_or_default()
         ));
     }
-    let kind = |i: &TorchInstall| match i {
-        TorchInstall::Wheel { .. } => "pip",
-        TorchInstall::Conda => "conda",
-        TorchInstall::Source => "source",
-    };
-    let first = kind(&installs[0].value);
-    if let Some(other) = installs.iter().find(|i| kind(&i.value) != first) {
+    let first = installs[0].value.route();
+    if let Some(other) = installs.iter().find(|i| i.value.route() != first) {
         return unsure(format!(
             "torch is installed more than once, differently: {first} ({}) and {} ({})",
             installs[0].evidence.join(", "),
-            kind(&other.value),
+            other.value.route(),
             other.evidence.join(", ")
         ));
     }
-    answer(
-        first,
-        installs.iter().flat_map(|i| i.evidence.clone()).collect(),
-    )
+    let mut evidence: Vec<String> = installs.iter().flat_map(|i| i.evidence.clone()).collect();
+    if let Some(active) = root.python3.as_ref().and_then(|p| p.torch.as_ref())
+        && torch.len() == 1
+        && root.torch.len() > 1
+    {
+        evidence.extend(active.evidence.clone());
+    }
+    answer(first, evidence)
 }
 
 fn torch_install_dockerfile(d: &crate::probe::Dockerfile) -> Settled {
@@ -239,9 +259,8 @@ fn cupti_import(f: &Findings) -> Settled {
             "whether the import fails needs the image's files (--root DIR), not only the Dockerfile",
         );
     };
-    let pip: Vec<_> = root
-        .torch
-        .iter()
+    let pip: Vec<&Torch> = counted_torch(root)
+        .into_iter()
         .filter(|t| {
             matches!(
                 t.install.as_ref().map(|i| &i.value),
@@ -256,7 +275,17 @@ fn cupti_import(f: &Findings) -> Settled {
             "more than one pip-installed torch; cannot tell which one runs".to_string()
         });
     };
-    match torch.cuda.as_ref() {
+    if let (Some(said), Some(tag)) = (&torch.cuda, &torch.cuda_disputed) {
+        return unsure(format!(
+            "{} disagrees with itself on its CUDA version: {} ({}) but {} ({})",
+            torch.dir,
+            said.value.as_deref().unwrap_or("None"),
+            said.evidence.join(", "),
+            tag.value.as_deref().unwrap_or("CPU"),
+            tag.evidence.join(", ")
+        ));
+    }
+    let major = match torch.cuda.as_ref() {
         Some(Found {
             value: None,
             evidence,
@@ -266,29 +295,51 @@ fn cupti_import(f: &Findings) -> Settled {
             return answer("works", evidence);
         }
         None => return unsure(format!("{}/version.py has no `cuda` line", torch.dir)),
-        Some(_) => {}
-    }
+        Some(Found {
+            value: Some(version),
+            ..
+        }) => version.split('.').next().unwrap_or("").to_string(),
+    };
+    // The soname this torch asks for: libcupti.so.13 for CUDA 13.x,
+    // libcupti.so.11.8 for 11.8.
+    let wanted = format!("libcupti.so.{major}");
+    let matches = |path: &str| {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        name.strip_prefix(&wanted)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+    };
     // The wheel's own copy in the same environment is what torch's RPATH finds.
     let in_env = root.cupti.iter().find(|c| {
-        c.value.kind == "wheel"
-            && c.value.path.starts_with(&torch.site)
-            && c.value.path.contains(".so.")
+        c.value.kind == "wheel" && c.value.path.starts_with(&torch.site) && matches(&c.value.path)
     });
     if let Some(place) = in_env {
         return answer("works", place.evidence.clone());
     }
-    if let Some(cached) = root.cupti.iter().find(|c| c.value.kind == "ld-cache") {
+    if let Some(cached) = root
+        .cupti
+        .iter()
+        .find(|c| c.value.kind == "ld-cache" && matches(&c.value.path))
+    {
         return answer("works", cached.evidence.clone());
     }
     let mut evidence = vec![format!(
-        "{}: no nvidia/cuda_cupti/lib/libcupti.so.* beside this torch",
+        "{}: no {wanted} from the nvidia-cuda-cupti wheel beside this torch",
         torch.site
     )];
     if let Some(cuda) = &torch.cuda {
         evidence.extend(cuda.evidence.clone());
     }
+    for w in root
+        .wheels
+        .iter()
+        .filter(|w| w.evidence.starts_with(&torch.site))
+    {
+        for m in w.missing.iter().filter(|m| matches(&m.value)) {
+            evidence.extend(m.evidence.clone());
+        }
+    }
     evidence.push(format!(
-        "{}/etc/ld.so.cache: no libcupti entry",
+        "{}/etc/ld.so.cache: no {wanted} entry",
         root.dir.trim_end_matches('/')
     ));
     answer("fails", evidence)

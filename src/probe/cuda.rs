@@ -1,10 +1,22 @@
 //! The CUDA toolkit and where `libcupti` is.
 //!
-//! Toolkits are the `/usr/local/cuda*` folders: the version from
-//! `version.json` (`{"cuda": {"version": "12.4.1"}}`, CUDA 11.1 and later) or
-//! `version.txt` (`CUDA Version 11.0.228`, older), and whether `bin/nvcc` is
-//! there. `libcupti.so*` is looked for in the NVIDIA wheel
-//! (`nvidia/cuda_cupti/lib`), the toolkit's `lib64`, `targets/*/lib` and
+//! Toolkits are NVIDIA's `/usr/local/cuda*` folders, named by the folder a
+//! link leads to, and Debian's and Ubuntu's own (`nvidia-cuda-toolkit`:
+//! `/usr/bin/nvcc`, `/usr/lib/nvidia-cuda-toolkit`, `/usr/lib/cuda`). The
+//! version comes from, in this order of trust: `version.json`
+//! (`{"cuda": {"version": "12.4.1"}}`, CUDA 11.1 to 12), `version.txt`
+//! (`CUDA Version 11.0.228`), `include/cuda.h` (`#define CUDA_VERSION
+//! 13000`), the dpkg record of the package that put nvcc there
+//! (`cuda-nvcc-13-0` for `/usr/local/cuda-13.0`, or `nvidia-cuda-toolkit`),
+//! and the folder's name as a last resort. Every piece found is compared: one
+//! whose major.minor differs makes the version unsure, with both shown.
+//! `nvcc` is `bin/nvcc` of each toolkit, present or absent, and on the
+//! machine the first `$PATH` folder holding it.
+//!
+//! `libcupti.so*` is looked for in NVIDIA's CUPTI wheel (where its `RECORD`
+//! put it: `nvidia/cuda_cupti/lib`, or CUDA 13's `nvidia/cu13/lib`), the copy
+//! Triton bundles (`triton/backends/nvidia/lib/cupti`), each conda
+//! environment's `lib`, the toolkit's `lib64`, `targets/*/lib` and
 //! `extras/CUPTI/lib64`, the distribution's library folders, and the dynamic
 //! loader's cache (`/etc/ld.so.cache`), which is what `dlopen` consults.
 
@@ -14,7 +26,7 @@ use serde::Serialize;
 
 use super::fs::Root;
 use super::system::{note_error, read_text};
-use super::{Found, MAX_ENTRIES, Note, RootFacts, SMALL_FILE};
+use super::{Environment, Found, MAX_ENTRIES, Note, RootFacts, SMALL_FILE};
 
 /// ld.so.cache is tens of KB; a cache above this is not one.
 const LD_CACHE_CAP: u64 = 16 * 1024 * 1024;
@@ -23,8 +35,14 @@ const LD_CACHE_CAP: u64 = 16 * 1024 * 1024;
 pub struct Toolkit {
     /// `/usr/local/cuda-12.4`
     pub dir: String,
+    /// The version and the evidence it was read from.
     pub version: Found<String>,
+    /// Evidence of another major.minor: then the version is unsure.
+    pub version_disputed: Option<Found<String>>,
+    /// `bin/nvcc`, or `None` where it is absent.
     pub nvcc: Option<Found<String>>,
+    /// Where nvcc would be (`DIR/bin/nvcc`), for "absent" evidence.
+    pub nvcc_expected: String,
 }
 
 /// One place a `libcupti.so*` was found.
@@ -32,7 +50,7 @@ pub struct Toolkit {
 pub struct CuptiPlace {
     /// The file (or, for the loader cache, the path the cache gives).
     pub path: String,
-    /// `wheel`, `toolkit`, `system` or `ld-cache`.
+    /// `wheel`, `triton`, `conda`, `toolkit`, `system` or `ld-cache`.
     pub kind: &'static str,
 }
 
@@ -42,8 +60,25 @@ impl std::fmt::Display for CuptiPlace {
     }
 }
 
-pub(super) fn probe(root: &Root, facts: &mut RootFacts, notes: &mut Vec<Note>) {
-    facts.toolkits = toolkits(root, notes);
+pub(super) fn probe(
+    root: &Root,
+    env: Option<&Environment>,
+    facts: &mut RootFacts,
+    notes: &mut Vec<Note>,
+) {
+    facts.toolkits = toolkits(root, &facts.apt, notes);
+    facts.nvcc_on_path = env.and_then(|env| {
+        env.path_entries().iter().enumerate().find_map(|(i, dir)| {
+            let path = format!("{}/nvcc", dir.trim_end_matches('/'));
+            root.exists(&path).then(|| Found {
+                value: root.show(&path),
+                evidence: vec![format!(
+                    "$PATH entry {}: {dir} is the first holding nvcc",
+                    i + 1
+                )],
+            })
+        })
+    });
     let mut places: Vec<Found<CuptiPlace>> = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
     let mut add = |root: &Root, dir: &str, kind: &'static str, notes: &mut Vec<Note>| {
@@ -74,8 +109,19 @@ pub(super) fn probe(root: &Root, facts: &mut RootFacts, notes: &mut Vec<Note>) {
         }
     };
     for wheel in &facts.wheels {
-        if wheel.name.starts_with("nvidia-cuda-cupti-") {
+        if wheel.name.starts_with("nvidia-cuda-cupti") {
             add(root, &wheel.lib_dir_inside, "wheel", notes);
+        }
+    }
+    for env in &facts.python_envs {
+        for site in &env.sites {
+            let triton = format!("{site}/triton/backends/nvidia/lib/cupti");
+            if root.is_dir(&triton) {
+                add(root, &triton, "triton", notes);
+            }
+        }
+        if env.kind == "conda" {
+            add(root, &format!("{}/lib", env.inside), "conda", notes);
         }
     }
     for pattern in [
@@ -96,72 +142,244 @@ pub(super) fn probe(root: &Root, facts: &mut RootFacts, notes: &mut Vec<Note>) {
     facts.cupti = places;
 }
 
-fn toolkits(root: &Root, notes: &mut Vec<Note>) -> Vec<Toolkit> {
+/// One reading of a toolkit's version: the value and its evidence. Pieces
+/// are kept most trusted first.
+type Piece = Found<String>;
+
+fn toolkits(root: &Root, apt: &[Found<super::AptPackage>], notes: &mut Vec<Note>) -> Vec<Toolkit> {
     let mut out: Vec<Toolkit> = Vec::new();
-    let mut seen: HashSet<String> = HashSet::new();
-    let dirs = root.expand("/usr/local/cuda*");
-    // Versioned folders first, so `/usr/local/cuda` (a link to one) is named
-    // by the folder it leads to.
-    let (versioned, plain): (Vec<String>, Vec<String>) =
-        dirs.into_iter().partition(|d| d.contains("cuda-"));
-    for dir in versioned.into_iter().chain(plain) {
+    let mut seen: Vec<String> = Vec::new();
+    for dir in root.expand("/usr/local/cuda*") {
         let Ok(real) = root.real(&dir) else { continue };
-        if !seen.insert(real) {
+        if seen.contains(&real) || !root.is_dir(&real) {
             continue;
         }
-        let Some(version) = toolkit_version(root, &dir, notes) else {
-            continue;
+        seen.push(real.clone());
+        let mut pieces = version_files(root, &real, notes);
+        // The folder a package of NVIDIA's repository installs into:
+        // cuda-nvcc-13-0 puts nvcc in /usr/local/cuda-13.0.
+        let folder = real
+            .rsplit('/')
+            .next()
+            .and_then(|n| n.strip_prefix("cuda-"))
+            .filter(|v| v.contains('.'));
+        let nvcc_packages: Vec<&Found<super::AptPackage>> = apt
+            .iter()
+            .filter(|p| p.value.name.starts_with("cuda-nvcc-"))
+            .collect();
+        let package = match folder {
+            Some(v) => {
+                let name = format!("cuda-nvcc-{}", v.replace('.', "-"));
+                nvcc_packages.iter().find(|p| p.value.name == name).copied()
+            }
+            None if nvcc_packages.len() == 1 => Some(nvcc_packages[0]),
+            None => None,
         };
-        let nvcc_path = format!("{dir}/bin/nvcc");
-        let nvcc = root
-            .exists(&nvcc_path)
-            .then(|| Found::new(root.show(&nvcc_path), root.show(&nvcc_path)));
-        out.push(Toolkit {
-            dir: root.show(&dir),
-            version,
-            nvcc,
-        });
+        if let Some(p) = package {
+            let v = p.value.name["cuda-nvcc-".len()..].replace('-', ".");
+            pieces.push(with_note(
+                p,
+                v,
+                &format!("{} {}", p.value.name, p.value.version),
+            ));
+        }
+        if let Some(v) = folder {
+            pieces.push(Found::new(
+                v.to_string(),
+                format!("{} (the folder's name)", root.show(&real)),
+            ));
+        }
+        if pieces.is_empty() && !root.exists(&format!("{real}/bin/nvcc")) {
+            continue;
+        }
+        out.push(toolkit(root, &real, pieces));
+    }
+    if let Some(t) = debian_toolkit(root, apt, notes) {
+        out.push(t);
     }
     out
 }
 
-fn toolkit_version(root: &Root, dir: &str, notes: &mut Vec<Note>) -> Option<Found<String>> {
+/// The evidence of `p` with a note on what it says.
+fn with_note(p: &Found<super::AptPackage>, value: String, note: &str) -> Piece {
+    Found {
+        value,
+        evidence: p.evidence.iter().map(|e| format!("{e} ({note})")).collect(),
+    }
+}
+
+/// A toolkit from its version pieces, most trusted first: the first gives the
+/// version, one that disagrees on major.minor disputes it, and the others
+/// that agree add their evidence (the folder's name only when nothing else
+/// was found).
+fn toolkit(root: &Root, dir: &str, pieces: Vec<Piece>) -> Toolkit {
+    let mut pieces = pieces.into_iter();
+    let mut version = pieces.next().unwrap_or_else(|| {
+        Found::new(
+            "unknown version".to_string(),
+            format!(
+                "{}: no version.json, version.txt, include/cuda.h or package record",
+                root.show(dir)
+            ),
+        )
+    });
+    let mut version_disputed = None;
+    for piece in pieces {
+        if major_minor(&piece.value) != major_minor(&version.value) {
+            version_disputed.get_or_insert(piece);
+        } else if !piece
+            .evidence
+            .iter()
+            .any(|e| e.ends_with("(the folder's name)"))
+        {
+            version.evidence.extend(piece.evidence);
+        }
+    }
+    let nvcc_path = format!("{dir}/bin/nvcc");
+    let nvcc = root
+        .exists(&nvcc_path)
+        .then(|| Found::new(root.show(&nvcc_path), root.show(&nvcc_path)));
+    Toolkit {
+        dir: root.show(dir),
+        version,
+        version_disputed,
+        nvcc,
+        nvcc_expected: root.show(&nvcc_path),
+    }
+}
+
+fn major_minor(version: &str) -> String {
+    version.split('.').take(2).collect::<Vec<_>>().join(".")
+}
+
+/// Debian's and Ubuntu's own toolkit (`nvidia-cuda-toolkit`): `/usr/bin/nvcc`
+/// (a wrapper around `/usr/lib/nvidia-cuda-toolkit/bin/nvcc`), headers in
+/// `/usr/include`, libraries in the multiarch folder. A `/usr/bin/nvcc` that
+/// leads into `/usr/local` is NVIDIA's toolkit, already counted.
+fn debian_toolkit(
+    root: &Root,
+    apt: &[Found<super::AptPackage>],
+    notes: &mut Vec<Note>,
+) -> Option<Toolkit> {
+    let package = apt.iter().find(|p| p.value.name == "nvidia-cuda-toolkit");
+    let usr_bin_nvcc = root
+        .real("/usr/bin/nvcc")
+        .ok()
+        .filter(|real| !real.starts_with("/usr/local/"));
+    let own = "/usr/lib/nvidia-cuda-toolkit";
+    let has_own = root.exists(&format!("{own}/bin/nvcc"));
+    if package.is_none() && usr_bin_nvcc.is_none() && !has_own {
+        return None;
+    }
+    let mut pieces = Vec::new();
+    if let Some(p) = package {
+        // 11.5.1-1ubuntu1, or 12.0.140~12.0.1-4 where the part after `~`
+        // is the toolkit's release.
+        let upstream = p
+            .value
+            .version
+            .rsplit_once('-')
+            .map_or(p.value.version.as_str(), |(u, _)| u);
+        let upstream = upstream.split_once(':').map_or(upstream, |(_, u)| u);
+        let release = upstream.rsplit('~').next().unwrap_or(upstream);
+        pieces.push(with_note(
+            p,
+            release.to_string(),
+            &format!("nvidia-cuda-toolkit {}", p.value.version),
+        ));
+    }
+    if let Some(h) = cuda_h(root, "/usr/include/cuda.h", notes) {
+        pieces.insert(0, h);
+    }
+    let dir = ["/usr/lib/cuda", own]
+        .into_iter()
+        .find(|d| root.is_dir(d))
+        .unwrap_or("/usr");
+    let mut t = toolkit(root, dir, pieces);
+    let own_nvcc = format!("{own}/bin/nvcc");
+    let nvcc = ["/usr/bin/nvcc", own_nvcc.as_str()]
+        .into_iter()
+        .find(|p| root.exists(p))
+        .map(|p| Found::new(root.show(p), root.show(p)));
+    if nvcc.is_some() {
+        t.nvcc = nvcc;
+    }
+    t.nvcc_expected = root.show("/usr/bin/nvcc");
+    Some(t)
+}
+
+/// The version files of a toolkit folder: version.json, version.txt and
+/// include/cuda.h, in that order of trust.
+fn version_files(root: &Root, dir: &str, notes: &mut Vec<Note>) -> Vec<Piece> {
+    let mut out = Vec::new();
     let json_path = format!("{dir}/version.json");
-    if root.exists(&json_path) {
-        let text = read_text(root, &json_path, SMALL_FILE, notes)?;
+    if root.exists(&json_path)
+        && let Some(text) = read_text(root, &json_path, SMALL_FILE, notes)
+    {
         let version = serde_json::from_str::<serde_json::Value>(&text)
             .ok()
             .and_then(|v| v["cuda"]["version"].as_str().map(str::to_string));
-        let Some(version) = version else {
-            notes.push(Note {
+        match version {
+            Some(version) => {
+                // The line of the first "version" key after "cuda", for the evidence.
+                let line = text
+                    .find("\"cuda\"")
+                    .and_then(|at| text[at..].find("\"version\"").map(|v| at + v))
+                    .map_or(1, |at| text[..at].matches('\n').count() + 1);
+                out.push(Found::new(
+                    version,
+                    format!("{}:{line}", root.show(&json_path)),
+                ));
+            }
+            None => notes.push(Note {
                 path: root.show(&json_path),
                 line: None,
-                message: "no `cuda.version` in this JSON; toolkit version unknown".into(),
-            });
-            return None;
-        };
-        // The line of the first "version" key after "cuda", for the evidence.
-        let line = text
-            .find("\"cuda\"")
-            .and_then(|at| text[at..].find("\"version\"").map(|v| at + v))
-            .map_or(1, |at| text[..at].matches('\n').count() + 1);
-        return Some(Found::new(
-            version,
-            format!("{}:{line}", root.show(&json_path)),
-        ));
+                message: "no `cuda.version` in this JSON; other evidence is used".into(),
+            }),
+        }
     }
     let txt_path = format!("{dir}/version.txt");
-    if root.exists(&txt_path) {
-        let text = read_text(root, &txt_path, SMALL_FILE, notes)?;
-        let version = text
+    if root.exists(&txt_path)
+        && let Some(text) = read_text(root, &txt_path, SMALL_FILE, notes)
+        && let Some(version) = text
             .lines()
-            .next()?
-            .strip_prefix("CUDA Version ")?
-            .trim()
-            .to_string();
-        return Some(Found::new(version, format!("{}:1", root.show(&txt_path))));
+            .next()
+            .and_then(|l| l.strip_prefix("CUDA Version "))
+    {
+        out.push(Found::new(
+            version.trim().to_string(),
+            format!("{}:1", root.show(&txt_path)),
+        ));
     }
-    None
+    if let Some(h) = cuda_h(root, &format!("{dir}/include/cuda.h"), notes) {
+        out.push(h);
+    }
+    out
+}
+
+/// `#define CUDA_VERSION 13000` in a `cuda.h` is 13.0 (major × 1000 +
+/// minor × 10). It is near the top; only the first 64 KiB are read.
+fn cuda_h(root: &Root, path: &str, notes: &mut Vec<Note>) -> Option<Piece> {
+    if !root.exists(path) {
+        return None;
+    }
+    let bytes = match root.read(path, SMALL_FILE) {
+        Ok(bytes) => bytes,
+        Err(err) => {
+            note_error(root, path, &err, notes);
+            return None;
+        }
+    };
+    let text = String::from_utf8_lossy(&bytes.data);
+    text.lines().enumerate().find_map(|(i, line)| {
+        let rest = line.trim().strip_prefix("#define")?.trim_start();
+        let number = rest.strip_prefix("CUDA_VERSION")?.trim();
+        let n: u32 = number.parse().ok()?;
+        Some(Found::new(
+            format!("{}.{}", n / 1000, (n % 1000) / 10),
+            format!("{}:{} (CUDA_VERSION {n})", root.show(path), i + 1),
+        ))
+    })
 }
 
 /// `libcupti` entries of the loader cache (see [`cupti_in_ld_cache`]).

@@ -157,6 +157,25 @@ pub struct Listing {
     pub truncated: bool,
 }
 
+/// What a folder entry is: a symlink is reported as one, not as what it
+/// points to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    Dir,
+    File,
+    Symlink,
+    Other,
+}
+
+/// Entries of a folder with their kinds, up to the cap it was listed with,
+/// sorted by name.
+#[derive(Debug, Default)]
+pub struct Entries {
+    pub entries: Vec<(String, EntryKind)>,
+    /// True when the folder has more entries than were listed.
+    pub truncated: bool,
+}
+
 /// A path walked inside the root: the open folders down to the one that
 /// holds its last component, and what that component is.
 struct Walked {
@@ -424,6 +443,42 @@ impl Root {
         Ok(Listing {
             names,
             truncated: read.truncated,
+        })
+    }
+
+    /// Up to `cap` entries of a folder and their kinds, sorted by name: what
+    /// a bounded search walks. The folder is reached as [`Root::list`] reaches
+    /// it (every component inside the root), and each entry's kind is asked
+    /// of that open folder, a symlink not followed.
+    pub fn entries(&self, path: &str, cap: usize) -> Result<Entries, ReadError> {
+        let listing = self.list(path, cap)?;
+        let walked = self.walk(path)?;
+        let at = walked.folders.last().unwrap_or(self.top.as_ref());
+        let folder = match &walked.last {
+            None => None,
+            Some((name, sys::Kind::Dir)) => Some(
+                sys::open_folder(at, name)
+                    .map_err(|err| self.fail(self.io_error(err, &walked.inside), path))?,
+            ),
+            Some(_) => return Err(ReadError::NotADir),
+        };
+        let folder = folder.as_ref().unwrap_or(at);
+        let entries = listing
+            .names
+            .into_iter()
+            .map(|name| {
+                let kind = match sys::kind(folder, &name) {
+                    Ok(sys::Kind::Dir) => EntryKind::Dir,
+                    Ok(sys::Kind::File) => EntryKind::File,
+                    Ok(sys::Kind::Link) => EntryKind::Symlink,
+                    _ => EntryKind::Other,
+                };
+                (name, kind)
+            })
+            .collect();
+        Ok(Entries {
+            entries,
+            truncated: listing.truncated,
         })
     }
 

@@ -13,7 +13,9 @@
 
 mod cuda;
 mod dockerfile;
+mod envs;
 pub mod fs;
+mod host;
 mod python;
 mod system;
 
@@ -25,6 +27,7 @@ pub use cuda::{CuptiPlace, Toolkit};
 pub use dockerfile::{
     Base, CopyFrom, Dockerfile, EnvSetting, Flavor, Install, InstallTool, Stage, parse_dockerfile,
 };
+pub use envs::{PythonEnv, PythonOnPath};
 pub use python::{Torch, TorchInstall, Wheel};
 pub use system::{AptPackage, OsRelease};
 
@@ -65,6 +68,64 @@ impl ProbeOptions {
             parts.push(format!("the Dockerfile {}", file.display()));
         }
         parts.join(" and ")
+    }
+}
+
+/// The process environment as the probes of the machine read it (`PATH`,
+/// `HOME`, `VIRTUAL_ENV` …). An unpacked image has none: the caller's `PATH`
+/// says nothing about the image's.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Environment {
+    vars: Vec<(String, String)>,
+}
+
+impl Environment {
+    /// The variables the probes read.
+    pub const NAMES: &'static [&'static str] = &[
+        "PATH",
+        "HOME",
+        "VIRTUAL_ENV",
+        "CONDA_PREFIX",
+        "PYTHONPATH",
+        "PYTHONNOUSERSITE",
+        "LD_LIBRARY_PATH",
+        "CUDA_HOME",
+        "CUDA_PATH",
+    ];
+
+    /// This process's values of `NAMES` (those set and valid UTF-8).
+    pub fn of_process() -> Environment {
+        let mut env = Environment::default();
+        for name in Self::NAMES {
+            if let Some(value) = std::env::var_os(name).and_then(|v| v.into_string().ok()) {
+                env = env.with(name, &value);
+            }
+        }
+        env
+    }
+
+    /// The same with `name` set to `value`.
+    pub fn with(mut self, name: &str, value: &str) -> Environment {
+        self.vars.retain(|(n, _)| n != name);
+        self.vars.push((name.to_string(), value.to_string()));
+        self
+    }
+
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.vars
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The absolute entries of `PATH`, in order (a relative one depends on
+    /// the folder a command runs in, so it is skipped).
+    pub(crate) fn path_entries(&self) -> Vec<&str> {
+        self.get("PATH")
+            .unwrap_or("")
+            .split(':')
+            .filter(|e| e.starts_with('/'))
+            .collect()
     }
 }
 
@@ -116,11 +177,33 @@ pub struct RootFacts {
     pub driver: Option<Found<String>>,
     /// `nvidia-smi` on the machine's PATH folders.
     pub nvidia_smi: Option<Found<String>>,
+    /// Python environments found, each with how it was found.
+    pub python_envs: Vec<PythonEnv>,
+    /// The Python `python3` runs (the machine only: it needs `PATH`).
+    pub python3: Option<PythonOnPath>,
     pub torch: Vec<Torch>,
     pub wheels: Vec<Wheel>,
+    /// `cuda-toolkit` metapackage wheels (`cuda_toolkit-13.0.2.dist-info`).
+    pub toolkit_wheels: Vec<Found<String>>,
     pub toolkits: Vec<Toolkit>,
+    /// `nvcc` in the first `$PATH` folder holding it (the machine only).
+    pub nvcc_on_path: Option<Found<String>>,
     pub cupti: Vec<Found<CuptiPlace>>,
     pub apt: Vec<Found<AptPackage>>,
+    /// Versioned GCC packages dpkg lists as installed (`gcc-13`).
+    pub compiler_packages: Vec<Found<AptPackage>>,
+    /// GPU models from the driver's `/proc` files (the machine only).
+    pub gpus: Vec<Found<String>>,
+    /// Whether `nvidia_uvm` is loaded (the machine, with a driver, only).
+    pub nvidia_uvm: Option<Found<bool>>,
+    /// The dynamic loader's configured folders (`/etc/ld.so.conf` and its
+    /// includes), in order.
+    pub ld_conf_dirs: Vec<Found<String>>,
+    /// `LD_LIBRARY_PATH`, `CUDA_HOME`, `CUDA_PATH` as `NAME=value` (the
+    /// machine only).
+    pub env: Vec<Found<String>>,
+    /// The GCC a build would run.
+    pub gcc: Option<Found<String>>,
 }
 
 /// Everything the probes found, and the problems they met.
@@ -144,8 +227,20 @@ pub enum ProbeError {
 }
 
 /// Probes what `options` name. Missing files are simply absent facts; a
-/// root or Dockerfile that cannot be opened at all is an error.
+/// root or Dockerfile that cannot be opened at all is an error. On the
+/// machine the process environment is read too; an image has none.
 pub fn run(options: &ProbeOptions) -> Result<Findings, ProbeError> {
+    let live = options
+        .root_dir()
+        .and_then(|d| std::fs::canonicalize(d).ok())
+        .is_some_and(|d| d == Path::new("/"));
+    let env = live.then(Environment::of_process);
+    run_with(options, env.as_ref())
+}
+
+/// `run` with the process environment given: `None` for an unpacked image,
+/// or the variables a machine laid out like `--root` would have.
+pub fn run_with(options: &ProbeOptions, env: Option<&Environment>) -> Result<Findings, ProbeError> {
     let mut findings = Findings::default();
     if let Some(dir) = options.root_dir() {
         let root = fs::Root::new(&dir).map_err(|source| ProbeError::Root {
@@ -162,9 +257,11 @@ pub fn run(options: &ProbeOptions) -> Result<Findings, ProbeError> {
         // notes, so problems stay near the facts they cost.
         system::probe(&root, &mut facts, notes);
         notes.extend(root.take_skipped());
-        python::probe(&root, &mut facts, notes);
+        python::probe(&root, env, &mut facts, notes);
         notes.extend(root.take_skipped());
-        cuda::probe(&root, &mut facts, notes);
+        cuda::probe(&root, env, &mut facts, notes);
+        notes.extend(root.take_skipped());
+        host::probe(&root, env, &mut facts, notes);
         notes.extend(root.take_skipped());
         findings.root = Some(facts);
     }
@@ -193,6 +290,28 @@ pub struct Fact {
     pub evidence: Vec<String>,
 }
 
+/// A fact's value and evidence where a second piece of evidence may
+/// contradict the first: then the value is `unsure: A or B` and both are
+/// shown.
+fn disputed<T>(
+    first: Option<&Found<T>>,
+    second: Option<&Found<T>>,
+    show: impl Fn(&T) -> String,
+) -> (Option<String>, Vec<String>) {
+    match (first, second) {
+        (Some(a), Some(b)) => {
+            let mut evidence = a.evidence.clone();
+            evidence.extend(b.evidence.clone());
+            (
+                Some(format!("unsure: {} or {}", show(&a.value), show(&b.value))),
+                evidence,
+            )
+        }
+        (Some(a), None) => (Some(show(&a.value)), a.evidence.clone()),
+        (None, _) => (None, Vec::new()),
+    }
+}
+
 impl Findings {
     /// Every fact, machine first, then the Dockerfile, in a stable order.
     pub fn facts(&self) -> Vec<Fact> {
@@ -218,23 +337,62 @@ impl Findings {
             if let Some(s) = &root.nvidia_smi {
                 push("nvidia-smi", s.value.clone(), &s.evidence);
             }
+            for g in &root.gpus {
+                push("gpu", g.value.clone(), &g.evidence);
+            }
+            if let Some(u) = &root.nvidia_uvm {
+                let value = if u.value { "loaded" } else { "not loaded" };
+                push("nvidia_uvm", value.to_string(), &u.evidence);
+            }
+            for e in &root.env {
+                push("env", e.value.clone(), &e.evidence);
+            }
+            for e in &root.python_envs {
+                push(
+                    "python-env",
+                    format!("{} ({})", e.prefix, e.kind),
+                    &e.found_by,
+                );
+            }
+            if let Some(p) = &root.python3 {
+                push("python3", p.exe.value.clone(), &p.exe.evidence);
+                match &p.torch {
+                    Some(t) => push("python3.torch", t.value.clone(), &t.evidence),
+                    None => push(
+                        "python3.torch",
+                        "none: `import torch` finds no torch".into(),
+                        &p.sites,
+                    ),
+                }
+            }
             for t in &root.torch {
-                let version = t.version.as_ref();
+                let (value, evidence) =
+                    disputed(t.version.as_ref(), t.version_disputed.as_ref(), |v| {
+                        v.clone()
+                    });
                 push(
                     "torch",
-                    version.map_or("unknown version".to_string(), |v| v.value.clone()),
-                    version.map_or(std::slice::from_ref(&t.dir), |v| &v.evidence),
+                    value.unwrap_or_else(|| "unknown version".to_string()),
+                    if evidence.is_empty() {
+                        std::slice::from_ref(&t.dir)
+                    } else {
+                        evidence.as_slice()
+                    },
                 );
-                if let Some(cuda) = &t.cuda {
-                    let value = cuda.value.clone().unwrap_or_else(|| "none (CPU)".into());
-                    push("torch.cuda", value, &cuda.evidence);
+                let show_cuda =
+                    |c: &Option<String>| c.clone().unwrap_or_else(|| "none (CPU)".into());
+                let (value, evidence) =
+                    disputed(t.cuda.as_ref(), t.cuda_disputed.as_ref(), show_cuda);
+                if let Some(value) = value {
+                    push("torch.cuda", value, &evidence);
                 }
-                if let Some(install) = &t.install {
-                    push(
-                        "torch.install",
-                        install.value.to_string(),
-                        &install.evidence,
-                    );
+                let (value, evidence) = disputed(
+                    t.install.as_ref(),
+                    t.install_disputed.first(),
+                    TorchInstall::to_string,
+                );
+                if let Some(value) = value {
+                    push("torch.install", value, &evidence);
                 }
             }
             for w in &root.wheels {
@@ -244,25 +402,39 @@ impl Findings {
                     std::slice::from_ref(&w.evidence),
                 );
                 if !w.libs.is_empty() {
-                    push(
-                        "nvidia-wheel.libs",
-                        w.libs.join(" "),
-                        std::slice::from_ref(&w.lib_dir),
-                    );
+                    let mut evidence = vec![w.lib_dir.clone()];
+                    evidence.extend(w.record.clone());
+                    push("nvidia-wheel.libs", w.libs.join(" "), &evidence);
                 }
+                for m in &w.missing {
+                    push("nvidia-wheel.missing", m.value.clone(), &m.evidence);
+                }
+            }
+            for t in &root.toolkit_wheels {
+                push("cuda-toolkit-wheel", t.value.clone(), &t.evidence);
             }
             for c in &root.cupti {
                 push("libcupti", c.value.to_string(), &c.evidence);
             }
             for t in &root.toolkits {
+                let (value, evidence) =
+                    disputed(Some(&t.version), t.version_disputed.as_ref(), |v| v.clone());
                 push(
                     "cuda-toolkit",
-                    format!("{} {}", t.dir, t.version.value),
-                    &t.version.evidence,
+                    format!("{} {}", t.dir, value.unwrap_or_default()),
+                    &evidence,
                 );
-                if let Some(nvcc) = &t.nvcc {
-                    push("nvcc", nvcc.value.clone(), &nvcc.evidence);
+                match &t.nvcc {
+                    Some(nvcc) => push("nvcc", nvcc.value.clone(), &nvcc.evidence),
+                    None => push(
+                        "nvcc",
+                        format!("absent from {}", t.dir),
+                        &[format!("{}: not there", t.nvcc_expected)],
+                    ),
                 }
+            }
+            if let Some(n) = &root.nvcc_on_path {
+                push("nvcc.path", n.value.clone(), &n.evidence);
             }
             for p in &root.apt {
                 push(
@@ -270,6 +442,12 @@ impl Findings {
                     format!("{} {}", p.value.name, p.value.version),
                     &p.evidence,
                 );
+            }
+            for d in &root.ld_conf_dirs {
+                push("ld.so.conf", d.value.clone(), &d.evidence);
+            }
+            if let Some(g) = &root.gcc {
+                push("gcc", g.value.clone(), &g.evidence);
             }
         }
         if let Some(d) = &self.dockerfile {

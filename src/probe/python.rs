@@ -1,47 +1,31 @@
-//! PyTorch and NVIDIA's pip wheels in the Python environments of a root.
-//!
-//! Environments are searched in the usual places (system and `/usr/local`
-//! Pythons, `~/.local`, conda under `/opt/conda` and friends, common venv
-//! folders, and on the machine `$VIRTUAL_ENV` and `$CONDA_PREFIX`). In each
-//! `site-packages`:
+//! PyTorch and NVIDIA's pip wheels in the Python environments of a root
+//! (`envs` finds the environments). In each site folder:
 //! - `torch/version.py` gives `__version__` and `cuda` (None on a CPU build);
 //! - how torch got there: `conda-meta/pytorch-*.json` in the environment, or
 //!   a `torch-*.dist-info` whose `INSTALLER` says `conda`, is conda;
 //!   `torch.egg-link`, `__editable__.torch-*`, a `torch-*.egg-info`, a
 //!   `direct_url.json` naming a local folder, or a `…a0+git…` version is a
-//!   source build; another `INSTALLER` (`pip`, `uv` …) is a wheel;
-//! - `nvidia_*_cu12-*.dist-info` are NVIDIA's wheels, whose libraries sit in
-//!   `nvidia/<package>/lib/`.
+//!   source build; another `INSTALLER` (`pip`, `uv` …) is a wheel. Evidence
+//!   for conda beside evidence for pip or a source build is a dispute, shown
+//!   with both sides, never settled by a guess;
+//! - NVIDIA's library wheels: `nvidia_*_cu12-*.dist-info` (and cu11, cu13),
+//!   and CUDA 13's suffixless `nvidia_*-13.*.dist-info`. Their `RECORD` says
+//!   which libraries each installed and where (`nvidia/cuda_cupti/lib/`,
+//!   CUDA 13's shared `nvidia/cu13/lib/`), so a listed file that is missing
+//!   is seen; without a `RECORD`, `nvidia/<package>/lib/` is listed;
+//! - `cuda_toolkit-*.dist-info`, the metapackage CUDA 13 torch wheels
+//!   depend on.
 
 use serde::Serialize;
 
+use super::envs;
 use super::fs::Root;
 use super::system::{note_error, read_text, size};
-use super::{Found, MAX_ENTRIES, Note, RootFacts, SMALL_FILE};
+use super::{Environment, Found, MAX_ENTRIES, Note, RootFacts, SMALL_FILE};
 
-/// Python environments searched, at most, so a machine with hundreds of
-/// venvs under /home stays fast.
-const MAX_ENVIRONMENTS: usize = 64;
-
-/// Where Python packages live; `*` matches within one path component.
-const SITE_PATTERNS: &[&str] = &[
-    "/usr/lib/python3/dist-packages",
-    "/usr/lib/python3*/site-packages",
-    "/usr/local/lib/python3*/site-packages",
-    "/usr/local/lib/python3*/dist-packages",
-    "/opt/conda/lib/python3*/site-packages",
-    "/opt/conda/envs/*/lib/python3*/site-packages",
-    "/opt/miniconda3/lib/python3*/site-packages",
-    "/opt/miniforge3/lib/python3*/site-packages",
-    "/root/miniconda3/lib/python3*/site-packages",
-    "/root/.local/lib/python3*/site-packages",
-    "/home/*/.local/lib/python3*/site-packages",
-    "/opt/venv/lib/python3*/site-packages",
-    "/venv/lib/python3*/site-packages",
-    "/.venv/lib/python3*/site-packages",
-    "/app/.venv/lib/python3*/site-packages",
-    "/workspace/.venv/lib/python3*/site-packages",
-];
+/// A wheel's `RECORD` lists every file it installed: a few KB for NVIDIA's
+/// wheels; far above that is not one.
+const RECORD_CAP: u64 = 1024 * 1024;
 
 /// One torch installation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -54,6 +38,18 @@ pub struct Torch {
     /// `torch.version.cuda`: `Some("12.4")`, or `None` for a CPU build.
     pub cuda: Option<Found<Option<String>>>,
     pub install: Option<Found<TorchInstall>>,
+    /// Other evidence about how torch got there that contradicts `install`
+    /// (a conda record beside a dist-info that uv wrote).
+    pub install_disputed: Vec<Found<TorchInstall>>,
+    /// A version that contradicts `version`: the dist-info folder's, when
+    /// its public part differs from `__version__`'s.
+    pub version_disputed: Option<Found<String>>,
+    /// A CUDA version that contradicts `cuda`: the `+cuXYZ` tag of
+    /// `__version__`.
+    pub cuda_disputed: Option<Found<Option<String>>>,
+    /// The site folder inside the root, symlinks resolved.
+    #[serde(skip)]
+    pub(super) site_real: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -67,6 +63,17 @@ pub enum TorchInstall {
     Source,
 }
 
+impl TorchInstall {
+    /// `pip`, `conda` or `source`: the answer a question about it takes.
+    pub fn route(&self) -> &'static str {
+        match self {
+            TorchInstall::Wheel { .. } => "pip",
+            TorchInstall::Conda => "conda",
+            TorchInstall::Source => "source",
+        }
+    }
+}
+
 impl std::fmt::Display for TorchInstall {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -77,7 +84,8 @@ impl std::fmt::Display for TorchInstall {
     }
 }
 
-/// One of NVIDIA's `nvidia-*-cu12` (or cu11, cu13) wheels.
+/// One of NVIDIA's library wheels: `nvidia-cuda-cupti-cu12`, or CUDA 13's
+/// suffixless `nvidia-cuda-cupti`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Wheel {
     /// `nvidia-cuda-cupti-cu12`
@@ -85,52 +93,65 @@ pub struct Wheel {
     pub version: String,
     /// Its `.dist-info` folder.
     pub evidence: String,
-    /// Shared libraries in `nvidia/<package>/lib/`.
+    /// The CUDA major version it is built for (`12`, `13`): the `-cuNN`
+    /// suffix, the `nvidia/cuNN/` folder its libraries are in, or for a
+    /// suffixless `nvidia-cuda-*` wheel its own major version.
+    pub cuda: Option<String>,
+    /// Shared libraries it installed that are there, file names.
     pub libs: Vec<String>,
-    /// That folder, as shown to the user.
+    /// The folder they are in, as shown to the user.
     pub lib_dir: String,
+    /// Libraries its `RECORD` lists that are not there, each with the
+    /// `RECORD` line.
+    pub missing: Vec<Found<String>>,
+    /// The `RECORD` the libraries were read from, when there is one.
+    pub record: Option<String>,
     /// The folder inside the root, for the CUPTI search.
     pub(super) lib_dir_inside: String,
 }
 
-pub(super) fn probe(root: &Root, facts: &mut RootFacts, notes: &mut Vec<Note>) {
-    let mut patterns: Vec<String> = SITE_PATTERNS.iter().map(|p| p.to_string()).collect();
-    if root.is_live() {
-        for var in ["VIRTUAL_ENV", "CONDA_PREFIX"] {
-            if let Some(prefix) = std::env::var_os(var).and_then(|v| v.into_string().ok())
-                && prefix.starts_with('/')
-            {
-                patterns.push(format!(
-                    "{}/lib/python3*/site-packages",
-                    prefix.trim_end_matches('/')
-                ));
-            }
-        }
-    }
-    let mut seen = Vec::new();
-    for pattern in &patterns {
-        for site in root.expand(pattern) {
-            let Ok(real) = root.real(&site) else { continue };
+pub(super) fn probe(
+    root: &Root,
+    env: Option<&Environment>,
+    facts: &mut RootFacts,
+    notes: &mut Vec<Note>,
+) {
+    let (found, mut on_path) = envs::find(root, env, notes);
+    let mut seen: Vec<String> = Vec::new();
+    for e in &found {
+        for site in &e.sites {
+            let Ok(real) = root.real(site) else { continue };
             if seen.contains(&real) {
                 continue;
             }
-            if seen.len() == MAX_ENVIRONMENTS {
-                notes.push(Note {
-                    path: root.show(&site),
-                    line: None,
-                    message: format!(
-                        "more than {MAX_ENVIRONMENTS} Python environments; the rest were not searched"
-                    ),
-                });
-                return;
-            }
-            seen.push(real);
-            site_packages(root, &site, facts, notes);
+            seen.push(real.clone());
+            site_packages(root, site, &real, facts, notes);
         }
     }
+    if let Some(python) = on_path.as_mut() {
+        python.torch = python.sites_real.iter().find_map(|site| {
+            let t = facts.torch.iter().find(|t| t.site_real == *site)?;
+            let mut evidence = python.exe.evidence.clone();
+            if let Some(v) = &t.version {
+                evidence.extend(v.evidence.clone());
+            }
+            Some(Found {
+                value: t.dir.clone(),
+                evidence,
+            })
+        });
+    }
+    facts.python_envs = found;
+    facts.python3 = on_path;
 }
 
-fn site_packages(root: &Root, site: &str, facts: &mut RootFacts, notes: &mut Vec<Note>) {
+fn site_packages(
+    root: &Root,
+    site: &str,
+    real: &str,
+    facts: &mut RootFacts,
+    notes: &mut Vec<Note>,
+) {
     let listing = match root.list(site, MAX_ENTRIES) {
         Ok(listing) => listing,
         Err(err) => {
@@ -149,13 +170,25 @@ fn site_packages(root: &Root, site: &str, facts: &mut RootFacts, notes: &mut Vec
     if names.iter().any(|n| n == "torch") {
         let version_py = format!("{site}/torch/version.py");
         match root.real(&version_py) {
-            Ok(_) => facts.torch.push(torch(root, site, names, notes)),
+            Ok(_) => {
+                let mut t = torch(root, site, names, notes);
+                t.site_real = real.to_string();
+                facts.torch.push(t);
+            }
             Err(err) => note_error(root, &version_py, &err, notes),
         }
     }
     for name in names {
         if let Some(wheel) = nvidia_wheel(root, site, name, notes) {
             facts.wheels.push(wheel);
+        } else if let Some(version) = name
+            .strip_prefix("cuda_toolkit-")
+            .and_then(|rest| rest.strip_suffix(".dist-info"))
+        {
+            facts.toolkit_wheels.push(Found::new(
+                version.to_string(),
+                root.show(&format!("{site}/{name}")),
+            ));
         }
     }
 }
@@ -182,14 +215,69 @@ fn torch(root: &Root, site: &str, names: &[String], notes: &mut Vec<Note>) -> To
             });
         }
     }
-    let install = torch_install(root, site, names, version.as_ref(), notes);
+    let (install, install_disputed) = torch_install(root, site, names, version.as_ref(), notes);
+    let dist_info = names
+        .iter()
+        .find(|n| n.starts_with("torch-") && n.ends_with(".dist-info"));
+    // The dist-info folder is named by the version pip recorded; a
+    // `version.py` that says otherwise means two installs overlaid.
+    let version_disputed = match (&version, dist_info) {
+        (Some(v), Some(folder)) => {
+            let recorded = &folder["torch-".len()..folder.len() - ".dist-info".len()];
+            (public(recorded) != public(&v.value))
+                .then(|| Found::new(recorded.to_string(), root.show(&format!("{site}/{folder}"))))
+        }
+        _ => None,
+    };
+    // `2.5.1+cu124` names the CUDA it was built for; `cuda = '12.4'` must agree.
+    let cuda_disputed = version.as_ref().and_then(|v| {
+        let tagged = cuda_of_tag(&v.value)?;
+        let said = cuda.as_ref()?;
+        let agrees = match (&tagged, &said.value) {
+            (Some(t), Some(s)) => major_minor(s) == *t,
+            (None, None) => true,
+            _ => false,
+        };
+        (!agrees).then(|| Found {
+            value: tagged,
+            evidence: v.evidence.clone(),
+        })
+    });
     Torch {
         site: root.show(site),
         dir: root.show(&format!("{site}/torch")),
         version,
         cuda,
         install,
+        install_disputed,
+        version_disputed,
+        cuda_disputed,
+        site_real: String::new(),
     }
+}
+
+/// `2.5.1` of `2.5.1+cu124`.
+fn public(version: &str) -> &str {
+    version.split('+').next().unwrap_or(version)
+}
+
+/// `12.4` of `12.4.131`.
+fn major_minor(version: &str) -> String {
+    version.split('.').take(2).collect::<Vec<_>>().join(".")
+}
+
+/// What a local version tag says of CUDA: `+cu124` is `Some(Some("12.4"))`,
+/// `+cpu` is `Some(None)`; no tag (or another one, `+git…`) says nothing.
+fn cuda_of_tag(version: &str) -> Option<Option<String>> {
+    let tag = version.split_once('+')?.1;
+    if tag == "cpu" || tag.starts_with("cpu.") {
+        return Some(None);
+    }
+    let digits = tag.strip_prefix("cu")?;
+    if digits.len() < 3 || !digits.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    Some(Some(format!("{}.{}", &digits[..2], &digits[2..])))
 }
 
 /// `name = 'value'`, `name: Optional[str] = 'value'` or `name = None`:
@@ -212,33 +300,38 @@ fn assignment(line: &str, name: &str) -> Option<Option<String>> {
     Some(Some(inner[..end].to_string()))
 }
 
+/// How torch got into `site`, and evidence that contradicts it. Conda on one
+/// side and pip or a source build on the other is a dispute; a source build
+/// that pip installed (`pip install .`, `-e .`) is not.
 fn torch_install(
     root: &Root,
     site: &str,
     names: &[String],
     version: Option<&Found<String>>,
     notes: &mut Vec<Note>,
-) -> Option<Found<TorchInstall>> {
+) -> (Option<Found<TorchInstall>>, Vec<Found<TorchInstall>>) {
+    let mut conda: Vec<String> = Vec::new();
+    let mut source: Vec<String> = Vec::new();
+    let mut wheel: Option<Found<TorchInstall>> = None;
     // site = PREFIX/lib/pythonX.Y/site-packages: conda records live in
     // PREFIX/conda-meta.
     let prefix = site.rsplitn(4, '/').nth(3).unwrap_or("");
     let conda_meta = format!("{prefix}/conda-meta");
-    if let Ok(listing) = root.list(&conda_meta, MAX_ENTRIES) {
-        for name in &listing.names {
-            if conda_package_name(name).is_some_and(|n| n == "pytorch") {
-                let path = format!("{conda_meta}/{name}");
-                return Some(Found::new(TorchInstall::Conda, root.show(&path)));
-            }
-        }
+    if let Ok(listing) = root.list(&conda_meta, MAX_ENTRIES)
+        && let Some(name) = listing
+            .names
+            .iter()
+            .find(|n| conda_package_name(n).is_some_and(|p| p == "pytorch"))
+    {
+        conda.push(root.show(&format!("{conda_meta}/{name}")));
     }
     for name in names {
-        let path = format!("{site}/{name}");
-        let source = name == "torch.egg-link"
+        let marker = name == "torch.egg-link"
             || (name.starts_with("__editable__.torch-") || name.starts_with("__editable___torch_"))
             || (name.starts_with("torch-")
                 && (name.ends_with(".egg-info") || name.ends_with(".egg")));
-        if source {
-            return Some(Found::new(TorchInstall::Source, root.show(&path)));
+        if marker {
+            source.push(root.show(&format!("{site}/{name}")));
         }
     }
     let dist_info = names
@@ -253,7 +346,7 @@ fn torch_install(
         {
             let local = json["url"].as_str().is_some_and(|u| u.starts_with("file:"));
             if json.get("dir_info").is_some() && local {
-                return Some(Found::new(TorchInstall::Source, root.show(&direct_url)));
+                source.push(root.show(&direct_url));
             }
         }
         check_metadata(root, &dir, notes);
@@ -264,22 +357,38 @@ fn torch_install(
             let installer = text.lines().next().unwrap_or("").trim().to_string();
             let evidence = format!("{}:1", root.show(&installer_path));
             if installer == "conda" {
-                return Some(Found::new(TorchInstall::Conda, evidence));
-            }
-            if !installer.is_empty() && !is_source_version(version) {
-                return Some(Found::new(TorchInstall::Wheel { installer }, evidence));
+                conda.push(evidence);
+            } else if !installer.is_empty() {
+                wheel = Some(Found::new(TorchInstall::Wheel { installer }, evidence));
             }
         }
     }
     if let Some(v) = version
         && is_source_version(Some(v))
     {
-        return Some(Found {
-            value: TorchInstall::Source,
-            evidence: v.evidence.clone(),
-        });
+        source.extend(v.evidence.clone());
     }
-    None
+    let conda = (!conda.is_empty()).then_some(Found {
+        value: TorchInstall::Conda,
+        evidence: conda,
+    });
+    let source = (!source.is_empty()).then_some(Found {
+        value: TorchInstall::Source,
+        evidence: source,
+    });
+    // pip wrote the files of a source build it installed: that is a source
+    // build, and INSTALLER is part of its evidence.
+    let pip_side = match (source, wheel) {
+        (Some(mut s), Some(w)) => {
+            s.evidence.extend(w.evidence);
+            Some(s)
+        }
+        (s, w) => s.or(w),
+    };
+    match (pip_side, conda) {
+        (Some(p), Some(c)) => (Some(p), vec![c]),
+        (p, c) => (p.or(c), Vec::new()),
+    }
 }
 
 /// `2.5.0a0+git1234abc`: the version a build from a checkout reports.
@@ -328,30 +437,129 @@ fn nvidia_wheel(root: &Root, site: &str, name: &str, notes: &mut Vec<Note>) -> O
     let stem = name.strip_suffix(".dist-info")?;
     let (dist, version) = stem.split_once('-')?;
     let package = dist.strip_prefix("nvidia_")?;
-    let package = ["_cu11", "_cu12", "_cu13"]
+    let suffixed = ["_cu11", "_cu12", "_cu13"]
         .iter()
-        .find_map(|s| package.strip_suffix(s))?;
-    let lib_dir_inside = format!("{site}/nvidia/{package}/lib");
-    let libs = match root.list(&lib_dir_inside, MAX_ENTRIES) {
-        Ok(listing) => listing
-            .names
-            .into_iter()
-            .filter(|n| n.contains(".so"))
-            .collect(),
-        Err(err) => {
-            note_error(root, &lib_dir_inside, &err, notes);
-            Vec::new()
-        }
+        .find_map(|s| package.strip_suffix(s).map(|p| (p, s[3..].to_string())));
+    let (package, mut cuda) = match suffixed {
+        Some((p, c)) => (p, Some(c)),
+        None => (package, None),
     };
-    check_metadata(root, &format!("{site}/{name}"), notes);
+    let dist_info = format!("{site}/{name}");
+    let record_path = format!("{dist_info}/RECORD");
+    // (path inside the site, RECORD line) of each shared library.
+    let mut listed: Vec<(String, Option<usize>)> = Vec::new();
+    let mut record = None;
+    if root.exists(&record_path)
+        && let Some(text) = read_text(root, &record_path, RECORD_CAP, notes)
+    {
+        record = Some(root.show(&record_path));
+        listed = record_libraries(&text)
+            .into_iter()
+            .map(|(p, l)| (p, Some(l)))
+            .collect();
+    } else {
+        let dir = format!("nvidia/{package}/lib");
+        if let Ok(listing) = root.list(&format!("{site}/{dir}"), MAX_ENTRIES) {
+            listed = listing
+                .names
+                .into_iter()
+                .filter(|n| n.contains(".so"))
+                .map(|n| (format!("{dir}/{n}"), None))
+                .collect();
+        }
+    }
+    // A suffixless `nvidia_*` that installed no library (nvidia-ml-py) is
+    // not one of the CUDA library wheels.
+    if listed.is_empty() && cuda.is_none() {
+        return None;
+    }
+    if cuda.is_none() {
+        cuda = listed.iter().find_map(|(p, _)| {
+            p.split('/')
+                .find_map(|c| c.strip_prefix("cu").filter(|d| is_number(d)))
+                .map(str::to_string)
+        });
+    }
+    if cuda.is_none() && package.starts_with("cuda_") {
+        cuda = version.split('.').next().map(str::to_string);
+    }
+    let mut libs = Vec::new();
+    let mut missing = Vec::new();
+    let mut lib_dir = String::new();
+    let mut dirs: Vec<(String, Vec<String>)> = Vec::new();
+    for (path, line) in &listed {
+        let (dir, file) = path.rsplit_once('/').unwrap_or(("", path));
+        let dir = format!("{site}/{dir}");
+        if lib_dir.is_empty() {
+            lib_dir = dir.clone();
+        }
+        // One listing per folder, not one lookup per file.
+        let present = match dirs.iter().find(|(d, _)| *d == dir) {
+            Some((_, names)) => names.iter().any(|n| n == file),
+            None => {
+                let names = root
+                    .list(&dir, MAX_ENTRIES)
+                    .map(|l| l.names)
+                    .unwrap_or_default();
+                let present = names.iter().any(|n| n == file);
+                dirs.push((dir.clone(), names));
+                present
+            }
+        };
+        if present {
+            libs.push(file.to_string());
+        } else {
+            let at = match (line, &record) {
+                (Some(l), Some(r)) => format!("{r}:{l}"),
+                _ => root.show(&dist_info),
+            };
+            missing.push(Found {
+                value: root.show(&format!("{site}/{path}")),
+                evidence: vec![at, format!("{}: not there", root.show(&dir))],
+            });
+        }
+    }
+    if lib_dir.is_empty() {
+        lib_dir = format!("{site}/nvidia/{package}/lib");
+    }
+    check_metadata(root, &dist_info, notes);
     Some(Wheel {
         name: dist.replace('_', "-"),
         version: version.to_string(),
-        evidence: root.show(&format!("{site}/{name}")),
+        evidence: root.show(&dist_info),
+        cuda,
         libs,
-        lib_dir: root.show(&lib_dir_inside),
-        lib_dir_inside,
+        lib_dir: root.show(&lib_dir),
+        missing,
+        record,
+        lib_dir_inside: lib_dir,
     })
+}
+
+fn is_number(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_digit())
+}
+
+/// The shared libraries a wheel's `RECORD` lists under `nvidia/…/lib/`:
+/// (path inside the site folder, line). A line is `path,hash,size`; a path
+/// holding a comma is quoted.
+fn record_libraries(text: &str) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let path = match line.strip_prefix('"') {
+            Some(quoted) => quoted.split_once('"').map_or(quoted, |(p, _)| p),
+            None => line.split(',').next().unwrap_or(""),
+        };
+        let Some((dir, file)) = path.rsplit_once('/') else {
+            continue;
+        };
+        let in_lib = dir.starts_with("nvidia/") && dir.split('/').any(|c| c == "lib");
+        let shared = file.ends_with(".so") || file.contains(".so.");
+        if in_lib && shared && !path.contains("..") {
+            out.push((path.to_string(), i + 1));
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -372,6 +580,33 @@ mod tests {
         assert_eq!(assignment("cuda = None", "cuda"), Some(None));
         assert_eq!(assignment("cudnn = '9'", "cuda"), None);
         assert_eq!(assignment("debug = False", "debug"), None);
+    }
+
+    #[test]
+    fn record_lines_name_the_libraries_a_wheel_installed() {
+        let record = "nvidia/cu13/lib/libcupti.so.13,sha256=x,1\n\
+                      nvidia/cu13/include/cupti.h,sha256=x,1\n\
+                      \"nvidia/cu13/lib/lib,odd.so.1\",sha256=x,1\n\
+                      nvidia/cu13/lib/libcudart_static.a,sha256=x,1\n\
+                      ../../bin/tool.so,sha256=x,1\n\
+                      nvidia/cudnn/lib/libcudnn.so.9,sha256=x,1\n";
+        assert_eq!(
+            record_libraries(record),
+            [
+                ("nvidia/cu13/lib/libcupti.so.13".to_string(), 1),
+                ("nvidia/cu13/lib/lib,odd.so.1".to_string(), 3),
+                ("nvidia/cudnn/lib/libcudnn.so.9".to_string(), 6),
+            ]
+        );
+    }
+
+    #[test]
+    fn local_version_tags_name_a_cuda_version() {
+        assert_eq!(cuda_of_tag("2.11.0+cu130"), Some(Some("13.0".into())));
+        assert_eq!(cuda_of_tag("2.5.1+cu124"), Some(Some("12.4".into())));
+        assert_eq!(cuda_of_tag("2.3.1+cpu"), Some(None));
+        assert_eq!(cuda_of_tag("2.5.0a0+git1234abc"), None);
+        assert_eq!(cuda_of_tag("2.5.1"), None);
     }
 
     #[test]

@@ -51,7 +51,9 @@ pub(super) fn probe(root: &Root, facts: &mut RootFacts, notes: &mut Vec<Note>) {
             break;
         }
     }
-    facts.apt = dpkg_nvidia_packages(root, notes);
+    let (apt, compilers) = dpkg_packages(root, notes);
+    facts.apt = apt;
+    facts.compiler_packages = compilers;
 }
 
 /// Reads a small text file; a problem other than absence becomes a note.
@@ -218,16 +220,31 @@ fn is_nvidia_package(name: &str) -> bool {
     PREFIXES.iter().any(|p| name.starts_with(p)) || name == "cuda"
 }
 
-fn dpkg_nvidia_packages(root: &Root, notes: &mut Vec<Note>) -> Vec<Found<AptPackage>> {
+/// Whether a dpkg package name is a versioned GCC (`gcc-13`, `g++-13`).
+fn is_compiler_package(name: &str) -> bool {
+    ["gcc-", "g++-"].iter().any(|p| {
+        name.strip_prefix(p)
+            .is_some_and(|v| !v.is_empty() && v.chars().all(|c| c.is_ascii_digit()))
+    })
+}
+
+/// The installed NVIDIA packages and versioned GCC packages of the dpkg
+/// status, one pass over it.
+#[allow(clippy::type_complexity)]
+fn dpkg_packages(
+    root: &Root,
+    notes: &mut Vec<Note>,
+) -> (Vec<Found<AptPackage>>, Vec<Found<AptPackage>>) {
     let path = "/var/lib/dpkg/status";
     if !root.exists(path) {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     let Some(text) = read_text(root, path, DPKG_STATUS_CAP, notes) else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
     let shown = root.show(path);
     let mut out = Vec::new();
+    let mut compilers = Vec::new();
     let mut name: Option<(String, usize)> = None;
     let mut version = String::new();
     let mut installed = false;
@@ -235,9 +252,17 @@ fn dpkg_nvidia_packages(root: &Root, notes: &mut Vec<Note>) -> Vec<Found<AptPack
         |name: &mut Option<(String, usize)>, version: &mut String, installed: &mut bool| {
             if let Some((n, line)) = name.take()
                 && *installed
-                && is_nvidia_package(&n)
             {
-                out.push(Found::new(
+                let list = if is_nvidia_package(&n) {
+                    &mut out
+                } else if is_compiler_package(&n) {
+                    &mut compilers
+                } else {
+                    version.clear();
+                    *installed = false;
+                    return;
+                };
+                list.push(Found::new(
                     AptPackage {
                         name: n,
                         version: std::mem::take(version),
@@ -261,5 +286,5 @@ fn dpkg_nvidia_packages(root: &Root, notes: &mut Vec<Note>) -> Vec<Found<AptPack
         }
     }
     flush(&mut name, &mut version, &mut installed);
-    out
+    (out, compilers)
 }
