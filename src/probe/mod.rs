@@ -14,6 +14,7 @@
 mod cuda;
 mod dockerfile;
 pub mod fs;
+pub mod images;
 mod python;
 mod system;
 
@@ -23,7 +24,8 @@ use serde::Serialize;
 
 pub use cuda::{CuptiPlace, Toolkit};
 pub use dockerfile::{
-    Base, CopyFrom, Dockerfile, EnvSetting, Flavor, Install, InstallTool, Stage, parse_dockerfile,
+    Base, Build, BuildKind, CopyFrom, Dockerfile, EnvSetting, Fetch, Flavor, Install, InstallTool,
+    NEED_TORCH, Stage, TorchRoute, Via, classify, parse_dockerfile,
 };
 pub use python::{Torch, TorchInstall, Wheel};
 pub use system::{AptPackage, OsRelease};
