@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use lore::probe::{ProbeOptions, run};
+use lore::probe::{ProbeOptions, parse_dockerfile, run};
 
 fn fixture(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -44,6 +44,20 @@ fn bench(c: &mut Criterion) {
         dockerfile: Some(fixture("source-build.Dockerfile")),
     };
     c.bench_function("probe/dockerfile", |b| b.iter(|| run(&dockerfile).unwrap()));
+    // Issue #30 item 4: `FROM ${${${…` with no closing brace took 20 s at
+    // 1 MiB (every `$` searched the rest of the line); one pass now.
+    let mut unclosed = String::from("FROM ");
+    unclosed.push_str(&"${".repeat(512 * 1024));
+    c.bench_function("probe/dockerfile-unclosed-substitution-1MiB", |b| {
+        b.iter(|| parse_dockerfile("Dockerfile", unclosed.as_bytes()))
+    });
+    // `${A:-${A:-…` nested to the end of a 1 MiB line and never closed.
+    let mut nested = String::from("ARG A\nFROM ");
+    nested.push_str(&"${A:-".repeat(200 * 1024));
+    nested.push_str("ubuntu");
+    c.bench_function("probe/dockerfile-nested-substitution-1MiB", |b| {
+        b.iter(|| parse_dockerfile("Dockerfile", nested.as_bytes()))
+    });
 }
 
 /// A root whose `/etc/ld.so.cache` is 16 MiB (the cap) of entries whose

@@ -56,7 +56,14 @@ fn lists_the_trees() {
 
 #[test]
 fn answers_walk_to_the_next_question() {
-    let (code, stdout, _) = run(&["decide", "need-cupti", "--answer", "torch-install=pip"]);
+    let (code, stdout, _) = run(&[
+        "decide",
+        "need-cupti",
+        "--answer",
+        "torch-install=pip",
+        "--answer",
+        "pip-wheel=cu12",
+    ]);
     assert_eq!(code, 0);
     assert!(
         stdout.contains("\nDoes `import torch` already fail with `ImportError: libcupti.so.12: cannot open shared object file`?\n"),
@@ -69,7 +76,7 @@ fn answers_walk_to_the_next_question() {
     );
     assert!(
         stdout.ends_with(
-            "Next: lore decide need-cupti --answer torch-install=pip --answer pip-import=OPTION\n"
+            "Next: lore decide need-cupti --answer torch-install=pip --answer pip-wheel=cu12 --answer pip-import=OPTION\n"
         ),
         "{stdout}"
     );
@@ -84,6 +91,8 @@ fn answers_in_any_order_reach_the_outcome_with_how_we_got_here() {
         "pip-profiling=torch-profiler",
         "--answer",
         "pip-import=works",
+        "--answer",
+        "pip-wheel=cu12",
         "--answer",
         "torch-install=pip",
     ]);
@@ -268,7 +277,7 @@ fn graphs_have_every_node_and_edge() {
         ),
         "{mermaid}"
     );
-    assert!(mermaid.contains("    n_torch_install -->|\"pip install torch from PyPI (Linux x86_64 wheel)\"| n_pip_import\n"), "{mermaid}");
+    assert!(mermaid.contains("    n_torch_install -->|\"pip install torch from PyPI (Linux x86_64 wheel)\"| n_pip_wheel\n"), "{mermaid}");
     assert!(
         mermaid.contains("    n_not_needed([\"CUPTI is not needed\"])\n"),
         "{mermaid}"
@@ -284,7 +293,7 @@ fn graphs_have_every_node_and_edge() {
         edges,
         "both formats draw every edge"
     );
-    assert_eq!(edges, 25, "need-cupti has 25 options");
+    assert_eq!(edges, 33, "need-cupti has 33 options");
     assert!(dot.ends_with("}\n"));
 }
 
@@ -299,6 +308,8 @@ fn transcript_is_markdown_for_a_bug_report() {
             "need-cupti",
             "--answer",
             "torch-install=pip",
+            "--answer",
+            "pip-wheel=cu12",
             "--answer",
             "pip-import=fails",
             "--transcript",
@@ -327,7 +338,8 @@ fn transcript_is_markdown_for_a_bug_report() {
         "{md}"
     );
     assert!(md.contains("1. **How did PyTorch get into the image that runs your code?**\n   - Answer: pip install torch from PyPI (Linux x86_64 wheel) (`pip`)\n   - Why it matters: Each route brings CUPTI differently."), "{md}");
-    assert!(md.contains("2. **Does `import torch` already fail"), "{md}");
+    assert!(md.contains("2. **Which build of torch is it"), "{md}");
+    assert!(md.contains("3. **Does `import torch` already fail"), "{md}");
     assert!(
         md.contains(
             "\n## Outcome: Put the wheel's CUPTI back\n\n**Verdict:** Reinstall the pinned"
@@ -335,7 +347,9 @@ fn transcript_is_markdown_for_a_bug_report() {
         "{md}"
     );
     assert!(
-        md.contains("\n```bash\npython -c \"from importlib.metadata import requires;"),
+        md.contains(
+            "\n```bash\n# The requirement as torch names it, without its environment marker:\n"
+        ),
         "{md}"
     );
     assert!(
@@ -415,7 +429,7 @@ fn check_covers_the_shipped_trees() {
         .assert()
         .code(1)
         .stdout(predicate::str::contains(
-            "need-cupti.toml:36: error: node `torch-install`: option `pip` leads to `pip-imports`, which is not a node\n",
+            "need-cupti.toml:70: error: node `pip-wheel`: option `cu12` leads to `pip-imports`, which is not a node\n",
         ));
 }
 

@@ -158,13 +158,15 @@ fn questions_and_outcomes_are_rendered_to_the_terminal_width() {
         "--answer",
         "torch-install=pip",
         "--answer",
+        "pip-wheel=cu12",
+        "--answer",
         "pip-import=fails",
     ];
     let (outcome, code) =
         Terminal::start_sized(home.path(), &args, &[("NO_COLOR", "1")], 60).rest();
     assert_eq!(code, 0, "{outcome}");
     let (question, code) =
-        Terminal::start_sized(home.path(), &args[..4], &[("NO_COLOR", "1")], 60).rest();
+        Terminal::start_sized(home.path(), &args[..6], &[("NO_COLOR", "1")], 60).rest();
     assert_eq!(code, 0, "{question}");
     for out in [&outcome, &question] {
         for line in out.split("\r\n").filter(|l| !l.starts_with("Next: ")) {

@@ -172,11 +172,20 @@ fn decide_probe_answers_what_it_can_and_stops_at_the_first_it_cannot() {
         path_of(&json),
         [
             ("torch-install".into(), "pip".into(), "probe".into()),
+            ("pip-wheel".into(), "cu12".into(), "probe".into()),
             ("pip-import".into(), "works".into(), "probe".into()),
         ]
     );
     assert_eq!(json["question"]["id"], "pip-profiling");
-    let evidence = json["path"][1]["evidence"][0].as_str().unwrap();
+    assert!(
+        json["path"][1]["evidence"][0]
+            .as_str()
+            .unwrap()
+            .ends_with("torch/version.py:6"),
+        "{}",
+        json["path"][1]
+    );
+    let evidence = json["path"][2]["evidence"][0].as_str().unwrap();
     assert!(
         evidence.ends_with("nvidia/cuda_cupti/lib/libcupti.so.12"),
         "{evidence}"
@@ -214,7 +223,7 @@ fn a_pip_torch_without_the_cupti_wheel_fails_the_import() {
     let r = dir.path().display().to_string();
     let (_, json, _) = json_of(&["decide", "need-cupti", "--probe", "--root", &r, "--json"]);
     assert_eq!(
-        path_of(&json)[1],
+        path_of(&json)[2],
         ("pip-import".into(), "fails".into(), "probe".into())
     );
     assert_eq!(json["status"], "outcome");
@@ -384,7 +393,7 @@ fn the_transcript_records_probed_answers_with_evidence() {
         md.contains("torch-2.5.1+cu124.dist-info/INSTALLER:1`"),
         "{md}"
     );
-    assert_eq!(md.matches("Probed from").count(), 2, "{md}");
+    assert_eq!(md.matches("Probed from").count(), 3, "{md}");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("→ pip install torch from PyPI (Linux x86_64 wheel)  (probed)"),
@@ -544,6 +553,28 @@ fn hostile_dockerfiles_are_read_up_to_the_problem_and_say_where() {
     assert!(err.contains("--root /nonexistent-root: "), "{err}");
 }
 
+/// issue #30 item 13: a Dockerfile over 4 MiB with few lines was cut at the
+/// read limit without a word, and its final stage taken from the cut text.
+/// Now the cut is a note with its line, and no final stage is concluded.
+#[test]
+fn a_dockerfile_over_the_byte_limit_is_cut_with_a_note_and_no_final_stage() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.Dockerfile");
+    let mut text = String::from("FROM ubuntu:22.04\nRUN echo ");
+    text.push_str(&"x".repeat(4 * 1024 * 1024));
+    text.push_str("\nFROM nvidia/cuda:12.4.1-devel-ubuntu22.04\n");
+    fs::write(&big, text).unwrap();
+    let path = big.display().to_string();
+    let (code, json, _) = json_of(&["probe", "--dockerfile", &path, "--json"]);
+    assert_eq!(code, 0);
+    let note = json["notes"][0].as_str().unwrap_or("");
+    assert!(
+        note.starts_with(&format!("{path}:2: more than 4 MiB")),
+        "{json}"
+    );
+    assert!(facts(&json, "dockerfile.final-stage").is_empty(), "{json}");
+}
+
 fn copy_tree(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap();
     for entry in fs::read_dir(from).unwrap() {
@@ -608,6 +639,7 @@ fn the_tui_probe_key_fills_in_probed_answers() {
         walk.session.path(),
         [
             ("torch-install".to_string(), "pip".to_string()),
+            ("pip-wheel".to_string(), "cu12".to_string()),
             ("pip-import".to_string(), "works".to_string())
         ]
     );
@@ -616,7 +648,52 @@ fn the_tui_probe_key_fills_in_probed_answers() {
 
     app.update(Action::HistoryBack);
     let walk = app.trees.walk.as_ref().unwrap();
-    assert_eq!(walk.session.path().len(), 1);
+    assert_eq!(walk.session.path().len(), 2);
+}
+
+/// issue #27 item 5: once the probes have run, a walk takes their answer at
+/// every question it reaches, also after a question the user answered:
+/// here the final base, two questions after the probe key was pressed.
+#[test]
+fn the_tui_walk_takes_probed_answers_after_the_users_own() {
+    use std::sync::Arc;
+
+    use lore::decide::Step;
+    use lore::tui::action::Action;
+
+    let mut app = common::shipped_app(lore::theme::Theme::plain(), 100, 30);
+    app.update(Action::Trees);
+    let n = app
+        .trees
+        .list
+        .iter()
+        .position(|t| t.id == "need-cupti")
+        .unwrap();
+    app.update(Action::Choose(n + 1));
+    app.update(Action::Probe);
+    let findings = lore::probe::run(&lore::probe::ProbeOptions {
+        root: None,
+        dockerfile: Some(fixture("probe/source-build.Dockerfile")),
+    })
+    .unwrap();
+    app.update(Action::Probed(Ok(Arc::new(findings))));
+    let walk = app.trees.walk.as_ref().unwrap();
+    assert_eq!(
+        walk.session.path(),
+        [("torch-install".to_string(), "source".to_string())]
+    );
+    // source-linked has no probe: the user answers "import fails" (1).
+    app.update(Action::Choose(1));
+    let walk = app.trees.walk.as_ref().unwrap();
+    assert_eq!(
+        walk.session.path()[1..],
+        [
+            ("source-linked".to_string(), "import-fails".to_string()),
+            ("final-base".to_string(), "runtime".to_string()),
+        ]
+    );
+    assert!(walk.session.sources()[2].is_probe());
+    assert!(matches!(walk.session.current(), Step::Question(q) if q.id == "apt-reachable"));
 }
 
 /// A walk saved with probed answers resumes with them still marked as probed
@@ -645,11 +722,79 @@ fn saved_walks_keep_probed_answers_and_their_evidence() {
     session
         .answer_from("torch-install", "pip", probed.clone())
         .unwrap();
-    session.answer("pip-import", "works").unwrap();
+    session.answer("pip-wheel", "cu12").unwrap();
     let dir = tempfile::tempdir().unwrap();
     let store = SessionStore::new(dir.path());
     store.save(&session).unwrap();
     let resumed = store.resume(tree).unwrap().unwrap().session;
     assert_eq!(resumed.path(), session.path());
     assert_eq!(resumed.sources(), [probed, AnswerSource::User]);
+}
+
+/// Every Dockerfile under `tests/fixtures/probe/dockerfiles/` reproduces a
+/// pattern seen in real Dockerfiles (BuildKit mounts, shell control flow,
+/// build arguments, dnf, uv, dependencies that bring torch, local wheels,
+/// CUDA extensions, known base images) and states, in its header, what the
+/// probes must conclude: `# expect: PROBE = OPTION`, `# expect: PROBE
+/// unsure`, and `# expect-fact: FACT = VALUE` for a fact `lore probe`
+/// prints. None may be answered with confidence where the file cannot tell.
+#[test]
+fn dockerfile_patterns_settle_what_the_file_shows_and_nothing_more() {
+    use lore::decide::probes::{Settled, find};
+    use lore::probe::{Findings, parse_dockerfile};
+    let dir = fixture("probe/dockerfiles");
+    let mut files: Vec<_> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 20, "{files:?}");
+    let mut failures = Vec::new();
+    for path in files {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let bytes = fs::read(&path).unwrap();
+        let (parsed, notes) = parse_dockerfile(&name, &bytes);
+        assert!(notes.is_empty(), "{name}: {notes:?}");
+        let facts = parsed.facts();
+        let findings = Findings {
+            dockerfile: Some(parsed),
+            ..Findings::default()
+        };
+        let text = String::from_utf8(bytes).unwrap();
+        let mut expectations = 0;
+        for line in text.lines() {
+            if let Some(rest) = line.strip_prefix("# expect-fact: ") {
+                expectations += 1;
+                let (fact, value) = rest.split_once(" = ").unwrap();
+                if !facts.iter().any(|f| f.fact == fact && f.value == value) {
+                    let same: Vec<&str> = facts
+                        .iter()
+                        .filter(|f| f.fact == fact)
+                        .map(|f| f.value.as_str())
+                        .collect();
+                    failures.push(format!("{name}: no fact {fact} = {value}; have {same:?}"));
+                }
+            } else if let Some(rest) = line.strip_prefix("# expect: ") {
+                expectations += 1;
+                let (probe, want) = match rest.split_once(" = ") {
+                    Some((probe, option)) => (probe, Some(option)),
+                    None => (rest.strip_suffix(" unsure").unwrap(), None),
+                };
+                let settled = find(probe).unwrap().settle(&findings);
+                let ok = match (&settled, want) {
+                    (Settled::Answer { option, .. }, Some(want)) => option == want,
+                    (Settled::Unsure(_), None) => true,
+                    _ => false,
+                };
+                if !ok {
+                    failures.push(format!(
+                        "{name}: {probe} expected {}, got {settled:?}",
+                        want.unwrap_or("unsure")
+                    ));
+                }
+            }
+        }
+        assert!(expectations > 0, "{name} states no expectation");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

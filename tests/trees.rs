@@ -482,7 +482,7 @@ fn probe_field_errors() {
     assert_reports(
         "unknown-probe",
         1,
-        "tree.toml:11: error: node `q`: unknown probe `run-nvidia-smi` (built-in probes: torch-install, cupti-import, final-base, install-target, host-driver, nvidia-cuda-base, custom-cuda)",
+        "tree.toml:11: error: node `q`: unknown probe `run-nvidia-smi` (built-in probes: torch-install, torch-wheel, cupti-import, final-base, install-target, host-driver, nvidia-cuda-base, custom-cuda)",
     );
     assert_reports(
         "probe-answer-not-option",

@@ -293,8 +293,8 @@ fn a_walk_reaches_an_outcome_whose_evidence_opens_and_back_returns_to_it() {
     assert_eq!(a.mode(), Mode::Trees);
     press(&mut a, &["3"]);
     assert_eq!(a.mode(), Mode::Walk);
-    // Arrows and Enter answer as digits do: pip, then "the import fails".
-    press(&mut a, &["enter", "down", "up", "enter"]);
+    // Arrows and Enter answer as digits do: pip, CUDA 12, then "the import fails".
+    press(&mut a, &["enter", "enter", "down", "up", "enter"]);
     assert_eq!(a.mode(), Mode::Outcome);
     let walk = a.trees.walk.as_ref().unwrap();
     assert_eq!(walk.session.current_id(), "pip-reinstall-wheel");
@@ -360,7 +360,7 @@ fn leaving_a_walk_keeps_it_and_n_starts_over() {
 #[test]
 fn the_transcript_is_copied_from_the_outcome() {
     let mut a = app();
-    press(&mut a, &["d", "3", "1", "1"]);
+    press(&mut a, &["d", "3", "1", "1", "1"]);
     let _ = a.take_effects();
     press(&mut a, &["x"]);
     let copied = copies(&mut a);
@@ -392,6 +392,8 @@ fn each_answer_saves_the_walk_and_an_outcome_forgets_it() {
         matches!(effects.as_slice(), [Effect::SaveSession(s)] if s.path().len() == 1),
         "{effects:?}"
     );
+    press(&mut a, &["1"]);
+    let _ = a.take_effects();
     press(&mut a, &["1"]);
     assert_eq!(
         a.take_effects(),
@@ -603,7 +605,7 @@ fn a_weak_best_hit_is_called_weak_on_the_search_screen() {
 #[test]
 fn an_outcome_left_for_the_reader_and_the_list_is_still_there_after() {
     let mut a = app();
-    press(&mut a, &["d", "3", "1", "1"]);
+    press(&mut a, &["d", "3", "1", "1", "1"]);
     assert_eq!(a.mode(), Mode::Outcome);
     press(&mut a, &["d"]);
     assert_eq!(a.mode(), Mode::Trees);
@@ -815,7 +817,7 @@ fn y_and_shift_y_copy_the_panels_commands_as_written() {
 #[test]
 fn a_related_decision_on_an_outcome_starts_that_tree() {
     let mut a = app();
-    press(&mut a, &["d", "3", "1", "1"]);
+    press(&mut a, &["d", "3", "1", "1", "1"]);
     assert_eq!(walk(&a).session.current_id(), "pip-reinstall-wheel");
     press(&mut a, &["G"]);
     let related = LinkTarget::External("decide:devel-as-runtime".into());

@@ -413,6 +413,8 @@ fn a_walk_is_saved_resumed_and_its_evidence_opens() {
     pty.send("3");
     pty.wait_for("How did PyTorch get into the image");
     pty.send("1");
+    pty.wait_for("Which build of torch is it");
+    pty.send("1");
     pty.wait_for("Does import torch already fail");
     pty.send("q");
     assert!(pty.wait_exit().success());
@@ -422,7 +424,7 @@ fn a_walk_is_saved_resumed_and_its_evidence_opens() {
     let mut pty = Pty::spawn(&home, &[], 100, 30);
     pty.wait_for("lore · Library");
     pty.send("d");
-    pty.wait_for("in progress: 1 answer");
+    pty.wait_for("in progress: 2 answers");
     pty.send("3");
     pty.wait_for("resumed where you left off");
     pty.send("1");

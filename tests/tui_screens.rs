@@ -110,8 +110,9 @@ fn decision_trees() {
         let mut a = app(w, h);
         press(&mut a, &["d"]);
         insta::assert_snapshot!(format!("trees_{w}x{h}"), screen(&a));
-        // need-cupti is the third tree; answer "pip", then look at the next question.
-        press(&mut a, &["3", "1"]);
+        // need-cupti is the third tree; answer "pip" and "CUDA 12", then look at the
+        // next question.
+        press(&mut a, &["3", "1", "1"]);
         insta::assert_snapshot!(format!("walk_{w}x{h}"), screen(&a));
         // "import torch fails" leads to an outcome.
         press(&mut a, &["1"]);
@@ -152,7 +153,7 @@ fn no_color_means_no_colour_anywhere() {
     screens.push(draw(&a));
     press(&mut a, &["enter", "t"]);
     screens.push(draw(&a));
-    press(&mut a, &["d", "3", "1", "1"]);
+    press(&mut a, &["d", "3", "1", "1", "1"]);
     screens.push(draw(&a));
     press(&mut a, &["?"]);
     screens.push(draw(&a));

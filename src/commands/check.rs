@@ -17,6 +17,8 @@ pub fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<u8> {
     diagnostics.extend(crate::search::vocabulary::Vocabulary::load(&settings.knowledge).1);
     let trees = decide::load(&settings.trees, &corpus);
     diagnostics.extend(trees.diagnostics);
+    // The built-in image table the probes settle questions with.
+    diagnostics.extend(crate::probe::images::check());
     let errors = diagnostics.iter().filter(|d| d.is_error()).count();
     let warnings = diagnostics.len() - errors;
     let files = corpus.len() + trees.files;

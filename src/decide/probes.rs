@@ -4,7 +4,14 @@
 //! it cannot define a probe or change what one reads. Validation checks that
 //! every answer a named probe can give is an option of its question.
 
-use crate::probe::{Base, Findings, Found, RootFacts, Stage, Torch, TorchInstall};
+use std::borrow::Borrow;
+
+use super::{AnswerSource, DecisionTree, Session, Step};
+use crate::probe::images::{self, TorchIn};
+use crate::probe::{
+    Base, BuildKind, Dockerfile, Findings, Found, RootFacts, Stage, Torch, TorchInstall,
+    TorchRoute, Via, classify,
+};
 
 /// One built-in probe.
 pub struct Probe {
@@ -45,8 +52,14 @@ pub const PROBES: &[Probe] = &[
     Probe {
         name: "torch-install",
         answers: &["pip", "conda", "source"],
-        summary: "how PyTorch was installed: dist-info INSTALLER, conda-meta, egg-link or a +git version; or the Dockerfile's final stage and the stages it copies from",
+        summary: "how PyTorch was installed: dist-info INSTALLER, conda-meta, egg-link or a +git version; or the Dockerfile's final stage and the stages it copies from, and the image table for the image it starts from",
         settle: torch_install,
+    },
+    Probe {
+        name: "torch-wheel",
+        answers: &["cu12", "cu13", "cpu"],
+        summary: "which build of torch is installed: torch/version.py's `cuda` (none for a CPU build), or the Dockerfile's `+cuXXX`/`+cpu` version or download.pytorch.org/whl/<build> index",
+        settle: torch_wheel,
     },
     Probe {
         name: "cupti-import",
@@ -57,7 +70,7 @@ pub const PROBES: &[Probe] = &[
     Probe {
         name: "final-base",
         answers: &["devel", "runtime", "other"],
-        summary: "what the final stage starts FROM (Dockerfile), or which NVIDIA CUDA packages an image's dpkg status lists",
+        summary: "what the final stage starts FROM (Dockerfile; the image table for images built on others), or which NVIDIA CUDA packages an image's dpkg status lists",
         settle: final_base,
     },
     Probe {
@@ -75,16 +88,58 @@ pub const PROBES: &[Probe] = &[
     Probe {
         name: "nvidia-cuda-base",
         answers: &["yes"],
-        summary: "whether the Dockerfile already starts FROM an nvidia/cuda image",
+        summary: "whether the Dockerfile already starts FROM an nvidia/cuda image, or one the image table says is built on one",
         settle: nvidia_cuda_base,
     },
     Probe {
         name: "custom-cuda",
         answers: &["yes", "no"],
-        summary: "compile steps in the Dockerfile (nvcc, cmake, make, setup.py, pip install of a folder), or a source-built torch in the image",
+        summary: "compile steps in the Dockerfile (nvcc, cmake, make, a PyTorch checkout, a project built with TORCH_CUDA_ARCH_LIST or FORCE_CUDA) where a CUDA compiler is, or a source-built torch in the image",
         settle: custom_cuda,
     },
 ];
+
+/// What [`advance`] did: the answers it gave (`question=option`), and why it
+/// stopped where it stopped at a question.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Advanced {
+    pub answered: Vec<String>,
+    pub stopped: Option<String>,
+}
+
+/// From the question a session is at, answers each question whose probe is
+/// sure (recorded as probed, with its evidence) and stops at the first one
+/// a probe leaves open or no probe covers. Called whenever the walk reaches
+/// a new question, after a user's answer too, a walk takes the probes'
+/// answer at any question it reaches and asks only what no file tells.
+pub fn advance<T: Borrow<DecisionTree>>(session: &mut Session<T>, findings: &Findings) -> Advanced {
+    let mut out = Advanced::default();
+    // A validated tree has no cycles: at most one answer per node.
+    for _ in 0..=session.tree().nodes.len() {
+        let Step::Question(q) = session.current() else {
+            break;
+        };
+        let id = q.id.clone();
+        let Some(probe) = q.probe.as_ref().and_then(|p| find(&p.name)) else {
+            out.stopped = Some(format!("`{id}` needs your answer"));
+            break;
+        };
+        match probe.settle(findings) {
+            Settled::Answer { option, evidence } => {
+                let source = AnswerSource::Probe { evidence };
+                if session.answer_from(&id, &option, source).is_err() {
+                    break;
+                }
+                out.answered.push(format!("{id}={option}"));
+            }
+            Settled::Unsure(reason) => {
+                out.stopped = Some(format!("`{id}` left open: {reason}"));
+                break;
+            }
+        }
+    }
+    out
+}
 
 /// The built-in probe with this name.
 pub fn find(name: &str) -> Option<&'static Probe> {
@@ -210,45 +265,238 @@ fn torch_install_root(root: &RootFacts) -> Settled {
     answer(first, evidence)
 }
 
-fn torch_install_dockerfile(d: &crate::probe::Dockerfile) -> Settled {
+/// What the image table says about the image a stage starts from, with the
+/// evidence: the `FROM` line and the row.
+fn table_row<'a>(
+    d: &'a Dockerfile,
+    stage: &'a Stage,
+) -> Option<(images::Implied<'static>, Vec<String>)> {
+    let (from, base) = d.root_base(stage);
+    if !matches!(base, Base::Other | Base::NvidiaCuda { .. }) {
+        return None;
+    }
+    let implied = images::lookup(&from.image)?;
+    let evidence = vec![format!("{}:{}", d.path, from.line), implied.evidence()];
+    Some((implied, evidence))
+}
+
+/// Whether the image a stage starts from has torch: `Some(false)` for
+/// images known to have none (a distribution, nvidia/cuda, a table row
+/// saying none), `Some(true)` for a row that has it, `None` when unknown.
+fn base_has_torch(d: &Dockerfile, stage: &Stage) -> Option<bool> {
+    let (_, base) = d.root_base(stage);
+    match base {
+        Base::Distro { .. } | Base::Scratch | Base::NvidiaCuda { .. } => Some(false),
+        Base::Other => table_row(d, stage).map(|(i, _)| i.torch != TorchIn::None),
+        Base::Stage { .. } | Base::Unresolved { .. } => None,
+    }
+}
+
+fn torch_install_dockerfile(d: &Dockerfile) -> Settled {
     let Some(last) = d.final_stage() else {
         return unsure(format!(
             "{} was not read to the end, so its final stage is unknown",
             d.path
         ));
     };
+    let feeding = d.feeding(last);
+    let routes: Vec<TorchRoute> = feeding
+        .iter()
+        .rev()
+        .flat_map(|s| d.torch_routes(s))
+        .collect();
+    let built_here = routes
+        .iter()
+        .any(|r| matches!(r, TorchRoute::Source { .. }));
+    let base_torch = base_has_torch(d, last);
     let mut found: Vec<(&str, String)> = Vec::new();
-    for stage in d.feeding(last) {
-        for i in &stage.installs {
-            let at = format!("{}:{}", d.path, i.line);
-            match i.tool {
-                crate::probe::InstallTool::Pip if i.has("torch") => found.push(("pip", at)),
-                crate::probe::InstallTool::Conda if i.has("pytorch") || i.has("torch") => {
-                    found.push(("conda", at))
-                }
-                _ => {}
+    let mut maybe: Vec<String> = Vec::new();
+    for route in &routes {
+        let at = format!("{} ({})", route.at(), route.describe());
+        match route {
+            TorchRoute::Named { how, spec, .. } => {
+                let kind = match how {
+                    Via::Pip => "pip",
+                    Via::Conda => "conda",
+                    // A wheel file: built in a stage of this file (a
+                    // PyTorch checkout) or elsewhere from source (a
+                    // `+git` version), else a downloaded wheel.
+                    Via::LocalWheel if built_here || spec.contains("+git") => "source",
+                    Via::LocalWheel => "pip",
+                };
+                found.push((kind, at));
             }
-        }
-        for (what, line) in &stage.builds {
-            if what.starts_with("python setup.py") || what.starts_with("pip install") {
-                found.push(("source", format!("{}:{line}", d.path)));
-            }
+            TorchRoute::Source { .. } => found.push(("source", at)),
+            // A Python package that requires torch: pip (or uv) installs
+            // torch's wheel with it, unless the base image has torch.
+            TorchRoute::Dependency { .. } if base_torch == Some(false) => found.push(("pip", at)),
+            TorchRoute::Dependency { .. } | TorchRoute::Maybe { .. } => maybe.push(at),
         }
     }
-    let Some((first, _)) = found.first() else {
+    if let Some((first, _)) = found.first() {
+        let first = *first;
+        if let Some((other, at)) = found.iter().find(|(k, _)| *k != first) {
+            return unsure(format!(
+                "the Dockerfile installs torch more than one way: {first} ({}) and {other} ({at})",
+                found[0].1
+            ));
+        }
+        return answer(first, found.into_iter().map(|(_, at)| at).collect());
+    }
+    if !maybe.is_empty() {
+        let base = match base_torch {
+            Some(true) => "; the base image has torch too, and either may win",
+            Some(false) => "",
+            None => "; the base image may have torch too",
+        };
+        return unsure(format!("{}{base}", maybe.join("; ")));
+    }
+    // No command brings torch: the base image is all there is.
+    if let Some((implied, evidence)) = table_row(d, last) {
+        let kind = match implied.torch {
+            TorchIn::Pip => Some("pip"),
+            TorchIn::Conda => Some("conda"),
+            TorchIn::Source => Some("source"),
+            TorchIn::None => {
+                return unsure(format!(
+                    "no torch install in the final stage of {} or the stages it copies from, and {} has none ({})",
+                    d.path,
+                    implied.row.family,
+                    evidence.join(", ")
+                ));
+            }
+            TorchIn::Unknown => None,
+        };
+        return match kind {
+            Some(kind) => answer(kind, evidence),
+            None => unsure(format!(
+                "the image table does not know how torch is installed in {} ({})",
+                implied.row.family,
+                evidence.join(", ")
+            )),
+        };
+    }
+    unsure(format!(
+        "no `pip install torch`, `conda install pytorch` or source build in the final stage of {} or the stages it copies from",
+        d.path
+    ))
+}
+
+// ---- torch-wheel -------------------------------------------------------------------
+
+/// `12.4` → `cu12` (CUDA 11 wheels have the same layout with `-cu11`
+/// names), `13.0` → `cu13`.
+fn wheel_family(cuda_version: &str) -> Option<&'static str> {
+    match cuda_version.split('.').next()? {
+        "11" | "12" => Some("cu12"),
+        "13" => Some("cu13"),
+        _ => None,
+    }
+}
+
+fn torch_wheel(f: &Findings) -> Settled {
+    combine(
+        f.root.as_ref().map(torch_wheel_root),
+        f.dockerfile.as_ref().map(torch_wheel_dockerfile),
+    )
+}
+
+fn torch_wheel_root(root: &RootFacts) -> Settled {
+    let mut seen: Vec<(&'static str, Vec<String>)> = Vec::new();
+    for t in &root.torch {
+        let Some(cuda) = &t.cuda else {
+            return unsure(format!("{}/version.py has no `cuda` line", t.dir));
+        };
+        let family = match &cuda.value {
+            None => "cpu",
+            Some(v) => match wheel_family(v) {
+                Some(f) => f,
+                None => {
+                    return unsure(format!(
+                        "torch in {} is built for CUDA {v}, which this question does not cover",
+                        t.dir
+                    ));
+                }
+            },
+        };
+        if let Some((other, evidence)) = seen.iter().find(|(f, _)| *f != family) {
+            return unsure(format!(
+                "two torch builds: {other} ({}) and {family} ({})",
+                evidence.join(", "),
+                cuda.evidence.join(", ")
+            ));
+        }
+        seen.push((family, cuda.evidence.clone()));
+    }
+    match seen.first() {
+        Some((family, _)) => answer(family, seen.iter().flat_map(|(_, e)| e.clone()).collect()),
+        None => unsure(format!(
+            "no torch/version.py in the Python environments of {}",
+            root.dir
+        )),
+    }
+}
+
+fn torch_wheel_dockerfile(d: &Dockerfile) -> Settled {
+    let Some(last) = d.final_stage() else {
         return unsure(format!(
-            "no `pip install torch`, `conda install pytorch` or source build in the final stage of {} or the stages it copies from",
+            "{} was not read to the end, so its final stage is unknown",
+            d.path
+        ));
+    };
+    let mut seen: Vec<(&'static str, String)> = Vec::new();
+    for stage in d.feeding(last) {
+        for i in stage.installs.iter().filter(|i| i.tool.is_python()) {
+            let Some(spec) = i.spec("torch") else {
+                continue;
+            };
+            let at = format!("{}:{}", d.path, i.line);
+            let spec_l = spec.to_ascii_lowercase();
+            let from_index = i
+                .indexes
+                .iter()
+                .filter_map(|u| {
+                    u.trim_end_matches('/')
+                        .rsplit('/')
+                        .next()
+                        .map(str::to_ascii_lowercase)
+                })
+                .find(|last| last == "cpu" || last.starts_with("cu"));
+            let marker = spec_l
+                .split(['+', '%'])
+                .nth(1)
+                .map(|m| m.trim_start_matches("2b").to_string())
+                .or(from_index);
+            let family = match marker.as_deref() {
+                Some(m) if m.starts_with("cpu") => "cpu",
+                Some(m) if m.starts_with("cu") && m.len() >= 4 => match &m[2..4] {
+                    "11" | "12" => "cu12",
+                    "13" => "cu13",
+                    _ => continue,
+                },
+                _ => {
+                    return unsure(format!(
+                        "{at} installs `{spec}` without a `+cuXXX`/`+cpu` version or a download.pytorch.org/whl/<build> index: which build pip picks depends on the version and the platform"
+                    ));
+                }
+            };
+            seen.push((family, format!("{at} ({spec})")));
+        }
+    }
+    let Some((first, _)) = seen.first() else {
+        return unsure(format!(
+            "no `pip install torch` in the final stage of {} or the stages it copies from",
             d.path
         ));
     };
     let first = *first;
-    if let Some((other, at)) = found.iter().find(|(k, _)| *k != first) {
+    if let Some((other, at)) = seen.iter().find(|(f, _)| *f != first) {
         return unsure(format!(
-            "the Dockerfile installs torch more than one way: {first} ({}) and {other} ({at})",
-            found[0].1
+            "the Dockerfile installs two torch builds: {first} ({}) and {other} ({at})",
+            seen[0].1
         ));
     }
-    answer(first, found.into_iter().map(|(_, at)| at).collect())
+    answer(first, seen.into_iter().map(|(_, at)| at).collect())
 }
 
 // ---- cupti-import --------------------------------------------------------------
@@ -354,7 +602,10 @@ fn final_base(f: &Findings) -> Settled {
     )
 }
 
-fn final_base_dockerfile(d: &crate::probe::Dockerfile) -> Settled {
+/// What a final stage's image is, as the final-base question asks: an
+/// nvidia/cuda flavour, another base, or unknown. Images the table knows
+/// are followed to the image they are built on.
+fn final_base_dockerfile(d: &Dockerfile) -> Settled {
     let Some(last) = d.final_stage() else {
         return unsure(format!(
             "{} was not read to the end, so its final stage is unknown",
@@ -370,11 +621,74 @@ fn final_base_dockerfile(d: &crate::probe::Dockerfile) -> Settled {
         Base::NvidiaCuda { flavor, .. } if flavor.is_devel() => answer("devel", evidence),
         Base::NvidiaCuda { .. } => answer("runtime", evidence),
         Base::Distro { .. } | Base::Scratch => answer("other", evidence),
-        Base::Stage { .. } | Base::Other => unsure(format!(
-            "the final stage starts FROM `{}` ({}), which lore cannot classify",
+        Base::Unresolved { .. } => unsure(format!(
+            "the final stage starts FROM `{}` ({}), which is set at build time",
             from.image, evidence[0]
         )),
+        Base::Stage { .. } | Base::Other => match follow_table(&from.image) {
+            Ok((option, rows)) => {
+                evidence.extend(rows);
+                answer(option, evidence)
+            }
+            Err(why) => unsure(format!(
+                "the final stage starts FROM `{}` ({}): {why}",
+                from.image, evidence[0]
+            )),
+        },
     }
+}
+
+/// Follows the image table from `image` through the images each row is
+/// built on, to an nvidia/cuda flavour or a plain distribution. Gives the
+/// answer and the rows used, or why it cannot.
+fn follow_table(image: &str) -> Result<(&'static str, Vec<String>), String> {
+    let mut rows = Vec::new();
+    let mut current = image.to_string();
+    // Whether an image on the way brings a CUDA compiler of its own (a
+    // runfile toolkit on AlmaLinux): then "another base" would be wrong.
+    let mut own_cuda = false;
+    for _ in 0..4 {
+        match classify(&current) {
+            Base::NvidiaCuda { flavor, .. } => {
+                return Ok((
+                    if flavor.is_devel() {
+                        "devel"
+                    } else {
+                        "runtime"
+                    },
+                    rows,
+                ));
+            }
+            Base::Distro { .. } | Base::Scratch if !own_cuda => return Ok(("other", rows)),
+            Base::Distro { .. } | Base::Scratch => {
+                return Err(format!(
+                    "{} installs CUDA itself on {current}, which no answer here describes",
+                    rows.last().cloned().unwrap_or_default()
+                ));
+            }
+            _ => {}
+        }
+        let Some(implied) = images::lookup(&current) else {
+            return Err(if rows.is_empty() {
+                "lore cannot classify it, and the image table has no row for it".to_string()
+            } else {
+                format!("the image table has no row for `{current}`")
+            });
+        };
+        rows.push(implied.evidence());
+        own_cuda |= implied.nvcc != Some(false);
+        let Some(next) = implied.built_on.clone() else {
+            return Err(format!(
+                "{} ({}: CUDA {}, CUPTI {}); what it is built on is unknown",
+                implied.evidence(),
+                implied.row.family,
+                implied.cuda,
+                implied.cupti
+            ));
+        };
+        current = next;
+    }
+    Err("the image table's rows lead too far".into())
 }
 
 fn final_base_root(root: &RootFacts) -> Settled {
@@ -478,8 +792,17 @@ fn nvidia_cuda_base(f: &Findings) -> Settled {
         return unsure(format!("{} was not read to the end", d.path));
     };
     let (from, base) = d.root_base(last);
+    let at = format!("{}:{}", d.path, from.line);
     if matches!(base, Base::NvidiaCuda { .. }) {
-        return answer("yes", vec![format!("{}:{}", d.path, from.line)]);
+        return answer("yes", vec![at]);
+    }
+    if matches!(base, Base::Other)
+        && let Ok((option, rows)) = follow_table(&from.image)
+        && option != "other"
+    {
+        let mut evidence = vec![at];
+        evidence.extend(rows);
+        return answer("yes", evidence);
     }
     unsure(format!(
         "the final stage starts FROM `{}`; whether it could be nvidia/cuda instead is your call",
@@ -512,28 +835,77 @@ fn custom_cuda(f: &Findings) -> Settled {
     combine(root, file)
 }
 
-fn custom_cuda_dockerfile(d: &crate::probe::Dockerfile) -> Settled {
+/// Compiled CUDA code reaches the final stage when a stage feeding it
+/// compiles where a CUDA compiler is: `nvcc`, a PyTorch checkout, `cmake`
+/// or `make`, or a Python project built with a setting only CUDA builds
+/// read. A project built without such a setting, or packages from a list
+/// the file does not show, may or may not compile CUDA: unsure. Where no
+/// stage has a compiler, nothing compiled CUDA.
+fn custom_cuda_dockerfile(d: &Dockerfile) -> Settled {
     let Some(last) = d.final_stage() else {
         return unsure(format!("{} was not read to the end", d.path));
     };
-    let feeding: Vec<&Stage> = d.feeding(last);
-    let builds: Vec<String> = feeding
-        .iter()
-        .flat_map(|s| {
-            s.builds
+    let mut yes = Vec::new();
+    let mut maybe = Vec::new();
+    let mut no_compiler = Vec::new();
+    for stage in d.feeding(last) {
+        let nvcc = d.has_nvcc(stage);
+        let compiles_cuda = nvcc.as_ref().map(|(yes, _)| *yes);
+        if let Some((false, why)) = &nvcc {
+            no_compiler.push(why.clone());
+        }
+        for b in &stage.builds {
+            let at = format!("{}:{} ({})", d.path, b.line, b.what);
+            let certain = b.kind == BuildKind::CudaCompiler
+                || b.torch
+                || b.kind == BuildKind::BuildTool
+                || !b.cuda_hints.is_empty();
+            match compiles_cuda {
+                Some(false) if b.kind != BuildKind::CudaCompiler => {}
+                Some(true) if certain => yes.push(at),
+                _ if b.kind == BuildKind::CudaCompiler => yes.push(at),
+                _ => maybe.push(format!(
+                    "{at}: whether this project compiles CUDA code the Dockerfile does not show"
+                )),
+            }
+        }
+        if compiles_cuda != Some(false) {
+            for i in stage
+                .installs
                 .iter()
-                .map(|(w, l)| format!("{}:{l} ({w})", d.path))
-        })
-        .collect();
-    if !builds.is_empty() {
-        return answer("yes", builds);
+                .filter(|i| i.tool.is_python() && !i.lists.is_empty())
+            {
+                maybe.push(format!(
+                    "{}:{} ({} {}): the list may hold packages built from source",
+                    d.path,
+                    i.line,
+                    i.tool.name(),
+                    i.lists.join(" ")
+                ));
+            }
+        }
     }
-    // No compile step anywhere that reaches the final stage.
-    answer(
-        "no",
-        vec![format!(
-            "{}: no nvcc, cmake, make, ninja, setup.py or pip install of a folder in the final stage or the stages it copies from",
-            d.path
-        )],
-    )
+    // The image itself may carry a source-built torch (NVIDIA's PyTorch
+    // containers): compiled against its CUDA.
+    if let Some((implied, evidence)) = table_row(d, last)
+        && implied.torch == TorchIn::Source
+    {
+        yes.push(format!(
+            "{} (torch built from source: {})",
+            evidence.join(", "),
+            implied.row.family
+        ));
+    }
+    if !yes.is_empty() {
+        return answer("yes", yes);
+    }
+    if !maybe.is_empty() {
+        return unsure(maybe.join("; "));
+    }
+    let mut evidence = vec![format!(
+        "{}: no nvcc, cmake, make, ninja or CUDA project build in the final stage or the stages it copies from",
+        d.path
+    )];
+    evidence.extend(no_compiler);
+    answer("no", evidence)
 }

@@ -1,37 +1,49 @@
 //! Static reading of a Dockerfile: its stages and what each starts `FROM`
 //! (for `nvidia/cuda` images the CUDA version, flavour and distribution), the
-//! `pip` / `conda` / `apt-get` installs and build commands of each stage's
-//! `RUN`s, `COPY --from` between stages, and the `ENV` settings that matter
-//! to CUDA (`LD_LIBRARY_PATH`, `TORCH_CUDA_ARCH_LIST`), each with its line.
+//! `pip` / `uv` / `conda` / `apt-get` / `dnf` installs, fetches and build
+//! commands of each stage's `RUN`s, `COPY --from` and `RUN --mount=…,from=`
+//! between stages, and the `ENV` settings that matter to CUDA, each with its
+//! line.
 //!
 //! The syntax handled is the one BuildKit reads: parser directives at the
 //! top (`# escape=` changes the line-continuation character), comments,
-//! continuation lines (comment lines inside them are dropped), heredocs
-//! (`RUN <<EOF` … `EOF`, `<<-`, quoted words, several per instruction), and
-//! `ARG`s declared before the first `FROM` substituted into `FROM`. Shell is
-//! not executed or expanded: commands are split on `&&`, `||`, `;` and `|`
-//! and read word by word. A file with binary bytes, or longer than
-//! `MAX_LINES`, is read up to that point with a note naming the line, and
-//! marked incomplete so nothing is concluded about its final stage.
+//! continuation lines (comment lines inside them are dropped), heredocs (a
+//! word that starts with `<<`, as BuildKit finds them: `RUN <<EOF` … `EOF`,
+//! `<<-`, quoted words, several per instruction; a quoted `"<<EOF"` is
+//! text), `RUN` flags (`--mount`, `--network`) before the command, the exec
+//! form `RUN ["…"]`, and build arguments: `ARG`s before the first `FROM` are
+//! expanded in `FROM` (`$A`, `${A}`, `${A:-x}`, `${A:+x}`), defaults built
+//! from earlier `ARG`s included. An `ARG` without a default is set by
+//! `--build-arg` at build time: what depends on it is unknown, never a
+//! guess. Shell is not executed: commands are split on `&&`, `||`, `;`, `|`
+//! and the words of `if`/`for`/`case`, then read word by word, following
+//! `cd` within a `RUN`.
+//!
+//! A file with binary bytes, over `MAX_BYTES`, or longer than `MAX_LINES` is
+//! read up to that point with a note naming the line, and marked incomplete
+//! so nothing is concluded about its final stage.
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use serde::Serialize;
 
+use super::images;
 use super::{Fact, Note};
 
 /// Bytes of a Dockerfile read, at most.
 const MAX_BYTES: u64 = 4 * 1024 * 1024;
 /// Lines read, at most: real Dockerfiles have tens to a few hundred.
 pub const MAX_LINES: usize = 5_000;
+/// `${A:-${B:-…}}` nesting followed, at most; deeper is left unexpanded.
+const MAX_NESTING: usize = 16;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Dockerfile {
     pub path: String,
     pub stages: Vec<Stage>,
-    /// False when reading stopped early (binary bytes, too many lines): the
-    /// last stage read may not be the final stage.
+    /// False when reading stopped early (binary bytes, too many lines or
+    /// bytes): the last stage read may not be the final stage.
     pub complete: bool,
 }
 
@@ -39,16 +51,26 @@ pub struct Dockerfile {
 pub struct Stage {
     pub index: usize,
     pub name: Option<String>,
-    /// The image as written, `ARG`s substituted.
+    /// The image as written, `ARG`s substituted where their values are known.
     pub image: String,
     pub line: usize,
     pub base: Base,
     pub installs: Vec<Install>,
+    /// `COPY --from` and `RUN --mount=type=bind,from=`.
     pub copies: Vec<CopyFrom>,
     pub env: Vec<EnvSetting>,
-    /// Commands that compile (`nvcc`, `cmake`, `python setup.py`, `pip
-    /// install .` …), with their lines.
-    pub builds: Vec<(String, usize)>,
+    /// Commands that compile or build a package.
+    pub builds: Vec<Build>,
+    /// Source fetched: `git clone URL`, `ADD URL`, `pip install git+URL`.
+    pub fetches: Vec<Fetch>,
+    /// The working folder as last set by `WORKDIR` (inherited from the stage
+    /// it is built on).
+    #[serde(skip)]
+    workdir: Option<String>,
+    /// `ENV` values (inherited from the stage it is built on) and the
+    /// stage's `ARG`s: `None` for a value that is not known.
+    #[serde(skip)]
+    vars: HashMap<String, Option<String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -70,7 +92,12 @@ pub enum Base {
         tag: String,
     },
     Scratch,
-    /// Anything else; nothing is assumed about it.
+    /// The image depends on build arguments whose values the file does not
+    /// give (`ARG IMAGE` with no default): set at build time.
+    Unresolved {
+        args: Vec<String>,
+    },
+    /// Anything else; the image table may know it.
     Other,
 }
 
@@ -104,17 +131,45 @@ impl Flavor {
 #[serde(rename_all = "lowercase")]
 pub enum InstallTool {
     Pip,
+    Uv,
+    Poetry,
+    Pipenv,
     Conda,
     Apt,
+    Dnf,
+    Yum,
+    Microdnf,
 }
 
 impl InstallTool {
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             InstallTool::Pip => "pip",
+            InstallTool::Uv => "uv",
+            InstallTool::Poetry => "poetry",
+            InstallTool::Pipenv => "pipenv",
             InstallTool::Conda => "conda",
             InstallTool::Apt => "apt-get",
+            InstallTool::Dnf => "dnf",
+            InstallTool::Yum => "yum",
+            InstallTool::Microdnf => "microdnf",
         }
+    }
+
+    /// Installs Python packages from PyPI-style indexes (wheels or sdists).
+    pub fn is_python(self) -> bool {
+        matches!(
+            self,
+            InstallTool::Pip | InstallTool::Uv | InstallTool::Poetry | InstallTool::Pipenv
+        )
+    }
+
+    /// Installs distribution packages (deb or rpm).
+    pub fn is_system(self) -> bool {
+        matches!(
+            self,
+            InstallTool::Apt | InstallTool::Dnf | InstallTool::Yum | InstallTool::Microdnf
+        )
     }
 }
 
@@ -122,43 +177,90 @@ impl InstallTool {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Install {
     pub tool: InstallTool,
-    /// As written: `torch==2.5.1`, `cuda-cupti-12-4`, `.`.
+    /// As written: `torch==2.5.1`, `cuda-cupti-12-4`, `.`, `./dist/*.whl`.
     pub packages: Vec<String>,
+    /// What it installs that the Dockerfile does not show: `-r
+    /// requirements.txt`, `uv.lock` for `uv sync`, `environment.yml`,
+    /// `$PACKAGES`.
+    pub lists: Vec<String>,
+    /// `--index-url`, `--extra-index-url`, `-f` values, and conda channels.
+    pub indexes: Vec<String>,
     pub line: usize,
 }
 
 impl Install {
-    /// Whether one of the packages is `name` (any version pin or extras).
+    /// Whether one of the packages is `name` (any version pin, extras, or a
+    /// wheel file of it).
     pub fn has(&self, name: &str) -> bool {
         self.packages.iter().any(|p| package_name(p) == name)
     }
 
-    /// A local folder (`pip install .`, `-e ./x`): a build from source.
-    pub fn has_local(&self) -> bool {
+    /// The package spec that names `name`, as written.
+    pub fn spec(&self, name: &str) -> Option<&str> {
         self.packages
             .iter()
-            .any(|p| p.starts_with('.') || p.starts_with('/'))
+            .find(|p| package_name(p) == name)
+            .map(String::as_str)
+    }
+
+    /// A local folder (`pip install .`, `-e ./x`): a build from source. A
+    /// local wheel file is not.
+    pub fn has_local(&self) -> bool {
+        self.packages.iter().any(|p| is_local_project(p))
     }
 }
 
-/// `torch==2.5.1`, `torch[extra]>=2`, `"torch"`, `pytorch=2.5.1` → `torch` /
+/// `torch==2.5.1`, `torch[extra]>=2`, `"torch"`, `pytorch=2.5.1`,
+/// `/wheels/torch-2.5.1-cp311-cp311-linux_x86_64.whl` → `torch` /
 /// `pytorch`, lower case.
 pub fn package_name(spec: &str) -> String {
     let spec = spec.trim_matches(|c| c == '"' || c == '\'');
+    if is_archive(spec) {
+        // A wheel or sdist file: the name is what comes before the first `-`.
+        let file = spec.rsplit('/').next().unwrap_or(spec);
+        let name = file.split('-').next().unwrap_or(file);
+        return name.to_ascii_lowercase().replace('_', "-");
+    }
     let end = spec
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.'))
         .unwrap_or(spec.len());
     spec[..end].to_ascii_lowercase().replace('_', "-")
 }
 
+fn is_archive(spec: &str) -> bool {
+    let lower = spec.to_ascii_lowercase();
+    [".whl", ".tar.gz", ".zip", ".tar.bz2"]
+        .iter()
+        .any(|e| lower.ends_with(e))
+}
+
+fn is_wheel(spec: &str) -> bool {
+    spec.to_ascii_lowercase().ends_with(".whl")
+}
+
+fn is_path(spec: &str) -> bool {
+    spec.starts_with('.')
+        || spec.starts_with('/')
+        || spec.starts_with('~')
+        || spec.starts_with("file:")
+}
+
+/// A local project folder or sdist, which pip builds: not a wheel file.
+fn is_local_project(spec: &str) -> bool {
+    is_path(spec) && !is_wheel(spec)
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CopyFrom {
-    /// As written after `--from=`.
+    /// As written after `--from=` (or `from=` of a mount).
     pub from: String,
     /// The stage it names, if it names one.
     pub stage: Option<usize>,
-    /// The rest of the instruction (sources and destination).
+    /// The rest of the instruction (sources and destination), or the mount's
+    /// source and target.
     pub args: String,
+    /// A `RUN --mount=type=bind,from=…`, not a `COPY`.
+    pub mount: bool,
     pub line: usize,
 }
 
@@ -169,20 +271,129 @@ pub struct EnvSetting {
     pub line: usize,
 }
 
-/// The ENV names reported.
-const ENV_THAT_MATTERS: [&str; 2] = ["LD_LIBRARY_PATH", "TORCH_CUDA_ARCH_LIST"];
+/// A command that compiles, or builds a package from source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Build {
+    /// As shown: `nvcc`, `cmake`, `python setup.py install`, `pip install -e .`.
+    pub what: String,
+    pub kind: BuildKind,
+    /// The folder it ran in, where `WORKDIR` or `cd` shows it.
+    pub dir: Option<String>,
+    /// A PyTorch checkout: torch itself built from source.
+    pub torch: bool,
+    /// Settings that only a CUDA build reads, in effect for this command
+    /// (`TORCH_CUDA_ARCH_LIST`, `FORCE_CUDA` …).
+    pub cuda_hints: Vec<String>,
+    pub line: usize,
+}
 
-/// Reads a Dockerfile from disk (a regular file, up to `MAX_BYTES`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BuildKind {
+    /// `nvcc` itself.
+    CudaCompiler,
+    /// `cmake`, `make`, `ninja`: compiles something, in any language.
+    BuildTool,
+    /// A Python package built from source: `setup.py`, `pip install .`,
+    /// `pip install git+…`; whether it compiles CUDA depends on the project.
+    Project,
+}
+
+/// Source code fetched into a stage.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Fetch {
+    pub url: String,
+    /// Where it lands, where the command shows it.
+    pub dir: Option<String>,
+    pub line: usize,
+}
+
+/// The ENV names reported.
+const ENV_THAT_MATTERS: [&str; 6] = [
+    "LD_LIBRARY_PATH",
+    "TORCH_CUDA_ARCH_LIST",
+    "FORCE_CUDA",
+    "TORCH_NVCC_FLAGS",
+    "CMAKE_CUDA_ARCHITECTURES",
+    "CUDA_HOME",
+];
+
+/// Settings only a CUDA build reads: a project built with one of them set
+/// compiles CUDA code.
+const CUDA_BUILD_HINTS: [&str; 4] = [
+    "TORCH_CUDA_ARCH_LIST",
+    "FORCE_CUDA",
+    "TORCH_NVCC_FLAGS",
+    "CMAKE_CUDA_ARCHITECTURES",
+];
+
+/// Packages whose every release on PyPI requires torch (their wheels'
+/// `Requires-Dist`, read with `pip install --dry-run --report`): installing
+/// one installs torch. torchaudio is not here: its 2.9 and later wheels
+/// no longer require torch.
+pub const NEED_TORCH: [&str; 11] = [
+    "torchvision",
+    "lightning",
+    "pytorch-lightning",
+    "accelerate",
+    "timm",
+    "torchmetrics",
+    "peft",
+    "sentence-transformers",
+    "xformers",
+    "vllm",
+    "bitsandbytes",
+];
+
+/// Reads a Dockerfile from disk (a regular file, up to `MAX_BYTES`, and one
+/// byte more so that a longer file is known to be cut).
 pub fn read(path: &Path) -> Result<Vec<u8>, String> {
     use std::io::Read;
     // The open file is checked, not the path: a FIFO swapped in after a
     // look at the path would block the open (and `lore`) forever.
     let file = crate::datafile::open_read(path).map_err(|e| e.to_string())?;
     let mut data = Vec::new();
-    file.take(MAX_BYTES)
+    file.take(MAX_BYTES + 1)
         .read_to_end(&mut data)
         .map_err(|e| e.to_string())?;
     Ok(data)
+}
+
+impl Stage {
+    /// An install of a package that brings a CUDA compiler, if any: NVIDIA's
+    /// `cuda-nvcc-*` / toolkit packages, Debian's `nvidia-cuda-toolkit`,
+    /// conda's `cuda-nvcc`, or the CUDA 13 `nvidia-cuda-nvcc` wheel (the
+    /// CUDA 12 `-cu12` wheel ships only ptxas).
+    pub fn installs_nvcc(&self) -> Option<&Install> {
+        self.installs.iter().find(|i| {
+            i.packages.iter().any(|p| {
+                let name = package_name(p);
+                match i.tool {
+                    t if t.is_system() => {
+                        [
+                            "cuda-nvcc-",
+                            "cuda-toolkit",
+                            "cuda-compiler-",
+                            "cuda-minimal-build-",
+                        ]
+                        .iter()
+                        .any(|pre| name.starts_with(pre))
+                            && !name.ends_with("config-common")
+                            || name == "nvidia-cuda-toolkit"
+                            || name == "cuda"
+                            || name.starts_with("cuda-1")
+                    }
+                    InstallTool::Conda => {
+                        matches!(
+                            name.as_str(),
+                            "cuda-nvcc" | "cudatoolkit-dev" | "cuda-toolkit" | "cuda"
+                        )
+                    }
+                    _ => name == "nvidia-cuda-nvcc",
+                }
+            })
+        })
+    }
 }
 
 impl Dockerfile {
@@ -209,8 +420,23 @@ impl Dockerfile {
         (current, &current.base)
     }
 
-    /// A stage and every stage it copies from or builds on, transitively:
-    /// what can end up in its files.
+    /// The stages a stage is built on, itself first, down to the one that
+    /// starts from an image.
+    pub fn lineage<'a>(&'a self, stage: &'a Stage) -> Vec<&'a Stage> {
+        let mut out = vec![stage];
+        let mut current = stage;
+        while let Base::Stage { index } = current.base {
+            if index >= current.index {
+                break;
+            }
+            current = &self.stages[index];
+            out.push(current);
+        }
+        out
+    }
+
+    /// A stage and every stage it copies from, mounts or builds on,
+    /// transitively: what can end up in its files.
     pub fn feeding<'a>(&'a self, stage: &'a Stage) -> Vec<&'a Stage> {
         let mut out: Vec<&Stage> = vec![stage];
         let mut i = 0;
@@ -232,8 +458,117 @@ impl Dockerfile {
         out
     }
 
+    /// Whether a CUDA compiler is there when `stage` runs its commands:
+    /// `Some((true, evidence))`, `Some((false, evidence))`, or `None` when
+    /// the base image is one nothing is known about.
+    pub fn has_nvcc(&self, stage: &Stage) -> Option<(bool, String)> {
+        for s in self.lineage(stage) {
+            if let Some(i) = s.installs_nvcc() {
+                return Some((
+                    true,
+                    format!(
+                        "{} ({} install {})",
+                        self.at(i.line),
+                        i.tool.name(),
+                        i.packages.join(" ")
+                    ),
+                ));
+            }
+        }
+        let (from, base) = self.root_base(stage);
+        let at = self.at(from.line);
+        match base {
+            Base::NvidiaCuda { flavor, .. } => Some((
+                flavor.is_devel(),
+                format!(
+                    "{at} (nvidia/cuda {}: {})",
+                    flavor.name(),
+                    if flavor.is_devel() {
+                        "has nvcc"
+                    } else {
+                        "no nvcc"
+                    }
+                ),
+            )),
+            Base::Distro { .. } | Base::Scratch => {
+                Some((false, format!("{at} ({}: no CUDA compiler)", from.image)))
+            }
+            Base::Stage { .. } | Base::Unresolved { .. } => None,
+            Base::Other => {
+                let implied = images::lookup(&from.image)?;
+                implied
+                    .nvcc
+                    .map(|yes| (yes, format!("{at}; {}", implied.evidence())))
+            }
+        }
+    }
+
     fn at(&self, line: usize) -> String {
         format!("{}:{line}", self.path)
+    }
+
+    /// What the Dockerfile says about torch in a stage's own commands.
+    pub fn torch_routes(&self, stage: &Stage) -> Vec<TorchRoute> {
+        let mut out = Vec::new();
+        for i in &stage.installs {
+            let at = self.at(i.line);
+            if i.tool.is_python() {
+                if let Some(spec) = i.spec("torch") {
+                    out.push(TorchRoute::Named {
+                        how: if is_wheel(spec) && is_path(spec) {
+                            Via::LocalWheel
+                        } else {
+                            Via::Pip
+                        },
+                        spec: spec.to_string(),
+                        cpu: torch_is_cpu(spec, &i.indexes),
+                        at,
+                    });
+                    continue;
+                }
+                if let Some(dep) = i
+                    .packages
+                    .iter()
+                    .find(|p| NEED_TORCH.contains(&package_name(p).as_str()))
+                {
+                    out.push(TorchRoute::Dependency {
+                        what: format!("{} install {}", i.tool.name(), dep),
+                        at,
+                    });
+                    continue;
+                }
+                let local = i.packages.iter().find(|p| is_path(p) || p.contains("git+"));
+                let listed = i.lists.first().map(|l| list_command(i.tool, l));
+                if let Some(what) =
+                    listed.or_else(|| local.map(|p| format!("{} install {p}", i.tool.name())))
+                {
+                    out.push(TorchRoute::Maybe { what, at });
+                }
+            } else if i.tool == InstallTool::Conda {
+                if let Some(spec) = i.spec("pytorch").or_else(|| i.spec("torch")) {
+                    out.push(TorchRoute::Named {
+                        how: Via::Conda,
+                        spec: spec.to_string(),
+                        cpu: conda_torch_is_cpu(&i.packages),
+                        at,
+                    });
+                } else if let Some(list) = i.lists.first() {
+                    out.push(TorchRoute::Maybe {
+                        what: list_command(i.tool, list),
+                        at,
+                    });
+                }
+            }
+        }
+        for b in &stage.builds {
+            if b.torch {
+                out.push(TorchRoute::Source {
+                    what: b.what.clone(),
+                    at: self.at(b.line),
+                });
+            }
+        }
+        out
     }
 
     pub fn facts(&self) -> Vec<Fact> {
@@ -245,17 +580,29 @@ impl Dockerfile {
                 value: format!("{name}: {} ({})", s.image, describe_base(self, &s.base)),
                 evidence: vec![self.at(s.line)],
             });
+            if !matches!(s.base, Base::Stage { .. })
+                && let Some(implied) = images::lookup(&s.image)
+            {
+                out.push(Fact {
+                    fact: "dockerfile.image",
+                    value: format!("{name}: {}", implied.summary()),
+                    evidence: vec![self.at(s.line), implied.evidence()],
+                });
+            }
             for i in &s.installs {
+                let mut words: Vec<String> = i.packages.clone();
+                words.extend(i.lists.iter().cloned());
                 out.push(Fact {
                     fact: "dockerfile.install",
-                    value: format!("{name}: {} {}", i.tool.name(), i.packages.join(" ")),
+                    value: format!("{name}: {} {}", i.tool.name(), words.join(" ")),
                     evidence: vec![self.at(i.line)],
                 });
             }
             for c in &s.copies {
+                let how = if c.mount { " (RUN --mount)" } else { "" };
                 out.push(Fact {
                     fact: "dockerfile.copy-from",
-                    value: format!("{name} from {}: {}", c.from, c.args),
+                    value: format!("{name} from {}{how}: {}", c.from, c.args),
                     evidence: vec![self.at(c.line)],
                 });
             }
@@ -266,11 +613,25 @@ impl Dockerfile {
                     evidence: vec![self.at(e.line)],
                 });
             }
-            for (what, line) in &s.builds {
+            for f in &s.fetches {
+                out.push(Fact {
+                    fact: "dockerfile.fetch",
+                    value: format!("{name}: {}", f.url),
+                    evidence: vec![self.at(f.line)],
+                });
+            }
+            for b in &s.builds {
                 out.push(Fact {
                     fact: "dockerfile.build",
-                    value: format!("{name}: {what}"),
-                    evidence: vec![self.at(*line)],
+                    value: format!("{name}: {}", b.what),
+                    evidence: vec![self.at(b.line)],
+                });
+            }
+            for route in self.torch_routes(s) {
+                out.push(Fact {
+                    fact: "dockerfile.torch",
+                    value: format!("{name}: {}", route.describe()),
+                    evidence: vec![route.at().to_string()],
                 });
             }
         }
@@ -287,6 +648,125 @@ impl Dockerfile {
             });
         }
         out
+    }
+}
+
+/// How a stage's commands bring torch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TorchRoute {
+    /// The command names torch: `pip install torch==2.5.1`, `conda install
+    /// pytorch`, a torch wheel file.
+    Named {
+        how: Via,
+        spec: String,
+        /// `Some(true)` a CPU build (`+cpu`, the `/whl/cpu` index, conda's
+        /// `cpuonly`), `Some(false)` a CUDA build (`+cu124`, `/whl/cu124`),
+        /// `None` not shown.
+        cpu: Option<bool>,
+        at: String,
+    },
+    /// A package that requires torch: torch comes with it, version unknown.
+    Dependency { what: String, at: String },
+    /// A list the Dockerfile does not show (`-r requirements.txt`, `uv sync`,
+    /// a local project): torch may come from it, version unknown.
+    Maybe { what: String, at: String },
+    /// A PyTorch checkout built in the stage.
+    Source { what: String, at: String },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Via {
+    Pip,
+    Conda,
+    /// A wheel file on disk (`pip install /wheels/torch-*.whl`): built
+    /// somewhere else, perhaps in another stage.
+    LocalWheel,
+}
+
+impl TorchRoute {
+    pub fn at(&self) -> &str {
+        match self {
+            TorchRoute::Named { at, .. }
+            | TorchRoute::Dependency { at, .. }
+            | TorchRoute::Maybe { at, .. }
+            | TorchRoute::Source { at, .. } => at,
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            TorchRoute::Named { how, spec, cpu, .. } => {
+                let how = match how {
+                    Via::Pip => "pip",
+                    Via::Conda => "conda",
+                    Via::LocalWheel => "a local wheel file",
+                };
+                let build = match cpu {
+                    Some(true) => ", a CPU build",
+                    Some(false) => ", a CUDA build",
+                    None => "",
+                };
+                format!("{spec} ({how}{build})")
+            }
+            TorchRoute::Dependency { what, .. } => {
+                format!("torch comes from a dependency, version unknown: {what}")
+            }
+            TorchRoute::Maybe { what, .. } => {
+                format!("torch may come from a dependency, version unknown: {what}")
+            }
+            TorchRoute::Source { what, .. } => format!("torch built from source ({what})"),
+        }
+    }
+}
+
+/// Whether a torch spec and the indexes it installs from say CPU or CUDA.
+fn torch_is_cpu(spec: &str, indexes: &[String]) -> Option<bool> {
+    let spec = spec.to_ascii_lowercase();
+    if spec.contains("+cpu") || spec.contains("%2bcpu") {
+        return Some(true);
+    }
+    if spec.contains("+cu") || spec.contains("%2bcu") {
+        return Some(false);
+    }
+    let mut found = None;
+    for index in indexes {
+        let index = index.trim_end_matches('/').to_ascii_lowercase();
+        let last = index.rsplit('/').next().unwrap_or("");
+        if last == "cpu" {
+            found = Some(true);
+        } else if last.starts_with("cu")
+            && last[2..].chars().all(|c| c.is_ascii_digit())
+            && last.len() > 2
+        {
+            found = Some(false);
+        }
+    }
+    found
+}
+
+/// An install from a list, as a command: `pip install -r requirements.txt`,
+/// `uv sync (uv.lock)`.
+fn list_command(tool: InstallTool, list: &str) -> String {
+    if list.starts_with(['-', '$']) {
+        format!("{} install {list}", tool.name())
+    } else {
+        format!("{} {list}", tool.name())
+    }
+}
+
+/// conda: `cpuonly` makes a CPU build; `pytorch-cuda`, `cudatoolkit` or
+/// `cuda-version` a CUDA build.
+fn conda_torch_is_cpu(packages: &[String]) -> Option<bool> {
+    let names: Vec<String> = packages.iter().map(|p| package_name(p)).collect();
+    if names.iter().any(|n| n == "cpuonly") {
+        Some(true)
+    } else if names
+        .iter()
+        .any(|n| matches!(n.as_str(), "pytorch-cuda" | "cudatoolkit" | "cuda-version"))
+    {
+        Some(false)
+    } else {
+        None
     }
 }
 
@@ -311,6 +791,13 @@ fn describe_base(file: &Dockerfile, base: &Base) -> String {
         Base::Distro { name, tag } if tag.is_empty() => format!("{name} image"),
         Base::Distro { name, tag } => format!("{name} {tag} image"),
         Base::Scratch => "empty image".into(),
+        Base::Unresolved { args } if args.is_empty() => {
+            "set at build time: the file gives no value".into()
+        }
+        Base::Unresolved { args } => format!(
+            "set at build time: {} has no value in the file (--build-arg)",
+            args.join(", ")
+        ),
         Base::Other => "an image lore does not classify".into(),
     }
 }
@@ -331,7 +818,7 @@ struct Instruction {
 
 #[derive(Debug)]
 struct Heredoc {
-    /// The command in front of `<<WORD` (empty for `RUN <<EOF`).
+    /// The command the heredoc feeds (empty for `RUN <<EOF`).
     command: String,
     lines: Vec<(usize, String)>,
 }
@@ -350,28 +837,49 @@ impl Instruction {
 pub fn parse_dockerfile(path: &str, bytes: &[u8]) -> (Dockerfile, Vec<Note>) {
     let mut notes = Vec::new();
     let mut complete = true;
-    // Only the part before the first binary byte is read.
     let mut usable = bytes;
-    let bad_at = bytes
-        .iter()
-        .position(|&b| b == 0)
-        .or_else(|| std::str::from_utf8(bytes).err().map(|e| e.valid_up_to()));
-    if let Some(at) = bad_at {
-        let line_start = bytes[..at]
+    // A file over the limit was cut by the read: keep whole lines only, and
+    // say so, since its final stage is then unknown.
+    if usable.len() as u64 > MAX_BYTES {
+        let limit = MAX_BYTES as usize;
+        let cut = usable[..limit]
             .iter()
             .rposition(|&b| b == b'\n')
             .map_or(0, |i| i + 1);
-        let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        usable = &usable[..cut];
+        let line = usable.iter().filter(|&&b| b == b'\n').count() + 1;
+        notes.push(Note {
+            path: path.to_string(),
+            line: Some(line),
+            message: format!(
+                "more than {} MiB: not plausibly a Dockerfile; read the {} lines before this one, so its final stage is unknown",
+                MAX_BYTES / (1024 * 1024),
+                line - 1
+            ),
+        });
+        complete = false;
+    }
+    // Only the part before the first binary byte is read.
+    let bad_at = usable
+        .iter()
+        .position(|&b| b == 0)
+        .or_else(|| std::str::from_utf8(usable).err().map(|e| e.valid_up_to()));
+    if let Some(at) = bad_at {
+        let line_start = usable[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let line = usable[..at].iter().filter(|&&b| b == b'\n').count() + 1;
         notes.push(Note {
             path: path.to_string(),
             line: Some(line),
             message: format!(
                 "binary data (byte 0x{:02x} at column {}): not Dockerfile text; read up to the line before",
-                bytes[at],
+                usable[at],
                 at - line_start + 1
             ),
         });
-        usable = &bytes[..line_start];
+        usable = &usable[..line_start];
         complete = false;
     }
     let text = String::from_utf8_lossy(usable);
@@ -393,18 +901,19 @@ pub fn parse_dockerfile(path: &str, bytes: &[u8]) -> (Dockerfile, Vec<Note>) {
         stages: Vec::new(),
         complete,
     };
-    let mut global_args: HashMap<String, String> = HashMap::new();
+    // ARGs declared before the first FROM: the only ones FROM can use, and
+    // the defaults a stage's `ARG NAME` takes.
+    let mut global: Vars = HashMap::new();
     for ins in &instructions {
         match ins.keyword.as_str() {
             "ARG" if file.stages.is_empty() => {
-                for word in ins.text().split_whitespace() {
-                    let (name, value) = word.split_once('=').unwrap_or((word, ""));
-                    global_args.insert(name.to_string(), unquote(value).to_string());
-                }
+                declare_args(&mut global, None, ins);
+                continue;
             }
             "FROM" => {
-                let stage = from(&file, ins, &global_args);
+                let stage = from(&file, ins, &global);
                 file.stages.push(stage);
+                continue;
             }
             _ => {}
         }
@@ -412,32 +921,25 @@ pub fn parse_dockerfile(path: &str, bytes: &[u8]) -> (Dockerfile, Vec<Note>) {
             continue;
         };
         match ins.keyword.as_str() {
+            "ARG" => {
+                let mut vars = std::mem::take(&mut stage.vars);
+                declare_args(&mut vars, Some(&global), ins);
+                stage.vars = vars;
+            }
             "RUN" => run(stage, ins),
-            "COPY" | "ADD" => {
-                let text = ins.text();
-                let mut from = None;
-                let mut rest = Vec::new();
-                for word in text.split_whitespace() {
-                    if let Some(value) = word.strip_prefix("--from=") {
-                        from = Some(unquote(value).to_string());
-                    } else if !word.starts_with("--") {
-                        rest.push(word);
-                    }
-                }
-                if let Some(from) = from {
-                    stage.copies.push(CopyFrom {
-                        stage: None,
-                        from,
-                        args: rest.join(" "),
-                        line: ins.line,
-                    });
+            "COPY" | "ADD" => copy(stage, ins),
+            "ENV" => env(stage, ins),
+            "WORKDIR" => {
+                let dir = expand(ins.text().trim(), &stage.vars, false);
+                if dir.known() {
+                    stage.workdir = Some(join_dir(stage.workdir.as_deref(), unquote(&dir.text)));
                 }
             }
-            "ENV" => env(stage, ins),
             _ => {}
         }
     }
-    // COPY --from may name a stage by name or index; only earlier stages count.
+    // COPY --from and mounts may name a stage by name or index; only earlier
+    // stages count.
     let names: Vec<(usize, Option<String>)> = file
         .stages
         .iter()
@@ -556,42 +1058,89 @@ fn split_keyword(line: &str) -> (String, String) {
     (line[..end].to_ascii_uppercase(), line[end..].to_string())
 }
 
-/// The heredocs an instruction opens, in order: (command before the marker,
-/// terminating word, whether `<<-` strips leading tabs).
-fn heredoc_markers(text: &str) -> Vec<(String, String, bool)> {
+/// Words of an instruction as BuildKit splits them to find heredocs: on
+/// whitespace outside quotes, quotes kept.
+fn raw_words(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
-    let mut rest = text;
-    let mut before = String::new();
-    while let Some(at) = rest.find("<<") {
-        let command_part = &rest[..at];
-        before.push_str(command_part);
-        let mut after = &rest[at + 2..];
-        let strip_tabs = after.starts_with('-');
-        if strip_tabs {
-            after = &after[1..];
-        }
-        let quote = after.chars().next().filter(|c| *c == '"' || *c == '\'');
-        let body = quote.map_or(after, |q| &after[q.len_utf8()..]);
-        let end = body
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
-            .unwrap_or(body.len());
-        let word = &body[..end];
-        if word.is_empty() {
-            // `<<` not followed by a word (a shell here-string `<<<`, say).
-            before.push_str("<<");
-            rest = &rest[at + 2..];
+    let mut start = None;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for (i, c) in text.char_indices() {
+        if escaped {
+            escaped = false;
             continue;
         }
-        let consumed = quote.map_or(0, char::len_utf8) * 2 + end;
-        let command = before
-            .rsplit(['&', ';', '|'])
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_string();
-        out.push((command, word.to_string(), strip_tabs));
-        before.clear();
-        rest = after.get(consumed.min(after.len())..).unwrap_or("");
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '\\' => {
+                escaped = true;
+                start.get_or_insert(i);
+            }
+            None if c == '\'' || c == '"' => {
+                quote = Some(c);
+                start.get_or_insert(i);
+            }
+            None if c.is_whitespace() => {
+                if let Some(s) = start.take() {
+                    out.push(&text[s..i]);
+                }
+            }
+            None => {
+                start.get_or_insert(i);
+            }
+        }
+    }
+    if let Some(s) = start {
+        out.push(&text[s..]);
+    }
+    out
+}
+
+/// The heredocs an instruction opens, in order: (the command it feeds,
+/// terminating word, whether `<<-` strips leading tabs). As in BuildKit, a
+/// heredoc is a whole word `<<WORD`, `<<-WORD` or `<<"WORD"` (optionally
+/// after a file descriptor number); `<<` inside a quoted word, or inside
+/// another word (`1<<20` in Python), is text.
+fn heredoc_markers(text: &str) -> Vec<(String, String, bool)> {
+    let words = raw_words(text);
+    let mut out = Vec::new();
+    let separator = |w: &str| matches!(w, "&&" | "||" | ";" | "|" | "&") || w.ends_with(';');
+    for (at, word) in words.iter().enumerate() {
+        let after_fd = word.trim_start_matches(|c: char| c.is_ascii_digit());
+        let Some(rest) = after_fd.strip_prefix("<<") else {
+            continue;
+        };
+        let (strip_tabs, rest) = match rest.strip_prefix('-') {
+            Some(r) => (true, r),
+            None => (false, rest),
+        };
+        if rest.is_empty() || rest.contains('<') {
+            continue;
+        }
+        let name: String = rest.chars().filter(|c| *c != '"' && *c != '\'').collect();
+        if name.is_empty() {
+            continue;
+        }
+        // The simple command around the marker, other heredoc words left out.
+        let begin = words[..at]
+            .iter()
+            .rposition(|w| separator(w))
+            .map_or(0, |i| i + 1);
+        let end = words[at + 1..]
+            .iter()
+            .position(|w| separator(w))
+            .map_or(words.len(), |i| at + 1 + i);
+        let command = words[begin..end]
+            .iter()
+            .filter(|w| {
+                !w.trim_start_matches(|c: char| c.is_ascii_digit())
+                    .starts_with("<<")
+            })
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" ");
+        out.push((command, name, strip_tabs));
     }
     out
 }
@@ -604,62 +1153,299 @@ fn unquote(s: &str) -> &str {
         .unwrap_or(s)
 }
 
-/// `$NAME`, `${NAME}`, `${NAME:-default}` replaced from `args`.
-fn substitute(text: &str, args: &HashMap<String, String>) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(at) = rest.find('$') {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 1..];
-        if let Some(inner) = after.strip_prefix('{')
-            && let Some(end) = inner.find('}')
-        {
-            let expr = &inner[..end];
-            let (name, default) = match expr.split_once(":-") {
-                Some((n, d)) => (n, d),
-                None => (expr, ""),
-            };
-            match args.get(name).filter(|v| !v.is_empty()) {
-                Some(v) => out.push_str(v),
-                None => out.push_str(default),
-            }
-            rest = &inner[end + 1..];
-        } else {
-            let end = after
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .unwrap_or(after.len());
-            if end == 0 {
-                out.push('$');
-            } else {
-                out.push_str(args.get(&after[..end]).map_or("", String::as_str));
-            }
-            rest = &after[end..];
-        }
+// ---- build arguments ------------------------------------------------------------
+
+/// Build arguments and ENV values by name: `Some(value)`, or `None` when the
+/// value is not known here (an `ARG` without a default is set by
+/// `--build-arg`).
+type Vars = HashMap<String, Option<String>>;
+
+/// Text with `$NAME` / `${NAME…}` replaced where the values are known.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Expanded {
+    /// The expansion; a reference whose value is unknown stays as written.
+    text: String,
+    /// Names whose values are unknown.
+    unknown: Vec<String>,
+    /// A malformed or unsupported reference (`${`, `${A#x}`): the text
+    /// after it stays as written and nothing is concluded from it.
+    malformed: bool,
+}
+
+impl Expanded {
+    fn known(&self) -> bool {
+        self.unknown.is_empty() && !self.malformed
     }
-    out.push_str(rest);
+}
+
+/// Expands `$NAME`, `${NAME}`, `${NAME:-word}`, `${NAME-word}`,
+/// `${NAME:+word}` and `${NAME+word}` as BuildKit does. `undeclared_empty`:
+/// a name with no entry in `vars` is empty (BuildKit's rule for `FROM` and
+/// `ARG`), or unknown (a shell variable the base image may set). One pass,
+/// each byte looked at once: an unclosed `${` ends the expansion there.
+fn expand(text: &str, vars: &Vars, undeclared_empty: bool) -> Expanded {
+    let mut out = Expanded::default();
+    let mut pos = 0;
+    let closed = expand_word(text, &mut pos, vars, undeclared_empty, 0, false, &mut out);
+    if !closed {
+        out.malformed = true;
+    }
     out
 }
 
-fn from(file: &Dockerfile, ins: &Instruction, args: &HashMap<String, String>) -> Stage {
-    let text = substitute(&ins.text(), args);
+/// Expands from `*pos` to the end (`nested` false) or to the `}` closing a
+/// `${NAME:-word}` word (`nested` true), appending to `out.text`. Returns
+/// false when the text ends first or a reference is malformed; the rest is
+/// then appended as written and `*pos` is the end.
+fn expand_word(
+    text: &str,
+    pos: &mut usize,
+    vars: &Vars,
+    undeclared_empty: bool,
+    depth: usize,
+    nested: bool,
+    out: &mut Expanded,
+) -> bool {
+    let bytes = text.as_bytes();
+    loop {
+        let rest = &text[*pos..];
+        let next = rest.find(|c| c == '$' || c == '\\' || (nested && c == '}'));
+        let Some(offset) = next else {
+            out.text.push_str(rest);
+            *pos = text.len();
+            return !nested;
+        };
+        out.text.push_str(&rest[..offset]);
+        let at = *pos + offset;
+        match bytes[at] {
+            b'}' => {
+                *pos = at + 1;
+                return true;
+            }
+            b'\\' => {
+                // `\$` is a literal dollar; other escapes stay as written.
+                match bytes.get(at + 1) {
+                    Some(b'$') => {
+                        out.text.push('$');
+                        *pos = at + 2;
+                    }
+                    _ => {
+                        out.text.push('\\');
+                        *pos = at + 1;
+                    }
+                }
+            }
+            _ => {
+                let after = at + 1;
+                if bytes.get(after) == Some(&b'{') {
+                    let name_start = after + 1;
+                    let name_end = name_start + name_len(&text[name_start..]);
+                    let name = &text[name_start..name_end];
+                    if name.is_empty() || name_end >= text.len() {
+                        out.text.push_str(&text[at..]);
+                        *pos = text.len();
+                        return false;
+                    }
+                    let value = lookup(vars, name, undeclared_empty);
+                    let rest = &text[name_end..];
+                    let op = ["}", ":-", ":+", "-", "+"]
+                        .into_iter()
+                        .find(|op| rest.starts_with(op));
+                    match op {
+                        Some("}") => {
+                            push_value(out, &value, name, &text[at..name_end + 1]);
+                            *pos = name_end + 1;
+                        }
+                        Some(op) if depth < MAX_NESTING => {
+                            let word_start = name_end + op.len();
+                            let mut word = Expanded::default();
+                            let mut word_pos = word_start;
+                            let closed = expand_word(
+                                text,
+                                &mut word_pos,
+                                vars,
+                                undeclared_empty,
+                                depth + 1,
+                                true,
+                                &mut word,
+                            );
+                            if !closed {
+                                out.text.push_str(&text[at..]);
+                                *pos = text.len();
+                                return false;
+                            }
+                            let written = &text[at..word_pos];
+                            let empty = matches!(&value, Lookup::Known(v) if v.is_empty());
+                            let set = match &value {
+                                Lookup::Known(_) => true,
+                                Lookup::Unset | Lookup::Unknown => false,
+                            };
+                            let use_word = match op {
+                                ":-" => !set || empty,
+                                "-" => !set,
+                                ":+" => set && !empty,
+                                _ => set,
+                            };
+                            let value_unknown = matches!(value, Lookup::Unknown);
+                            if value_unknown && op.ends_with('+') {
+                                // Whether the word applies depends on the
+                                // unknown value.
+                                out.unknown.push(name.to_string());
+                                out.text.push_str(written);
+                            } else if use_word {
+                                out.text.push_str(&word.text);
+                                out.unknown.extend(word.unknown);
+                                out.malformed |= word.malformed;
+                            } else if op.ends_with('+') {
+                                // `${A:+word}` with A empty or unset: nothing.
+                            } else {
+                                push_value(out, &value, name, written);
+                            }
+                            *pos = word_pos;
+                        }
+                        _ => {
+                            // Deeper nesting than followed, or an operator
+                            // lore does not expand (`${A#x}`, `${A/x/y}`).
+                            out.text.push_str(&text[at..]);
+                            *pos = text.len();
+                            return false;
+                        }
+                    }
+                } else {
+                    let len = name_len(&text[after..]);
+                    if len == 0 {
+                        out.text.push('$');
+                        *pos = after;
+                    } else {
+                        let name = &text[after..after + len];
+                        let value = lookup(vars, name, undeclared_empty);
+                        push_value(out, &value, name, &text[at..after + len]);
+                        *pos = after + len;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The names `$NAME` and `${NAME…}` in `text`.
+fn referenced_names(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, _) in text.match_indices('$') {
+        let rest = &text[i + 1..];
+        let rest = rest.strip_prefix('{').unwrap_or(rest);
+        let len = name_len(rest);
+        if len > 0 && !out.iter().any(|n: &String| n == &rest[..len]) {
+            out.push(rest[..len].to_string());
+        }
+    }
+    out
+}
+
+/// Length of the variable name at the start of `text`.
+fn name_len(text: &str) -> usize {
+    let mut len = 0;
+    for (i, c) in text.char_indices() {
+        let ok = c == '_' || c.is_ascii_alphabetic() || (i > 0 && c.is_ascii_digit());
+        if !ok {
+            break;
+        }
+        len = i + 1;
+    }
+    len
+}
+
+enum Lookup {
+    Known(String),
+    /// Declared without a value and not otherwise known: empty if nobody
+    /// passes `--build-arg`, but somebody may.
+    Unknown,
+    /// Never declared (BuildKit expands it to nothing).
+    Unset,
+}
+
+fn lookup(vars: &Vars, name: &str, undeclared_empty: bool) -> Lookup {
+    match vars.get(name) {
+        Some(Some(v)) => Lookup::Known(v.clone()),
+        Some(None) => Lookup::Unknown,
+        None if undeclared_empty => Lookup::Unset,
+        None => Lookup::Unknown,
+    }
+}
+
+fn push_value(out: &mut Expanded, value: &Lookup, name: &str, written: &str) {
+    match value {
+        Lookup::Known(v) => out.text.push_str(v),
+        Lookup::Unset => {}
+        Lookup::Unknown => {
+            out.unknown.push(name.to_string());
+            out.text.push_str(written);
+        }
+    }
+}
+
+/// `ARG A`, `ARG A=1 B="x y"`: each default expanded with the values known
+/// so far, so `ARG B=${A}-x` takes A's value. In a stage, `ARG A` without a
+/// default takes the value A had before the first `FROM`.
+fn declare_args(vars: &mut Vars, global: Option<&Vars>, ins: &Instruction) {
+    for word in shell_words(&ins.text()) {
+        let (name, value) = match word.split_once('=') {
+            Some((name, value)) => (name.to_string(), Some(value.to_string())),
+            None => (word.clone(), None),
+        };
+        if name_len(&name) != name.len() || name.is_empty() {
+            continue;
+        }
+        let value = match value {
+            Some(value) => {
+                let e = expand(&value, vars, true);
+                e.known().then_some(e.text)
+            }
+            None => global.and_then(|g| g.get(&name).cloned().flatten()),
+        };
+        vars.insert(name, value);
+    }
+}
+
+// ---- FROM ---------------------------------------------------------------------------
+
+fn from(file: &Dockerfile, ins: &Instruction, args: &Vars) -> Stage {
+    let text = ins.text();
+    // Flags (`--platform=…`) first, then the image, then `AS name`. The
+    // words are taken before expansion, so an unknown `${IMAGE}` stays one
+    // word and `AS` is never taken for the image.
     let words: Vec<&str> = text
         .split_whitespace()
         .filter(|w| !w.starts_with("--"))
         .collect();
-    let image = words.first().copied().unwrap_or("").to_string();
+    let written = words.first().copied().unwrap_or("");
     let name = match words.get(1..3) {
         Some([as_, name]) if as_.eq_ignore_ascii_case("as") => Some(name.to_string()),
         _ => None,
     };
+    let expanded = expand(written, args, true);
+    let image = expanded.text.clone();
     let earlier = file.stages.iter().find(|s| {
         s.name
             .as_deref()
             .is_some_and(|n| n.eq_ignore_ascii_case(&image))
     });
-    let base = match earlier {
-        Some(s) => Base::Stage { index: s.index },
-        None => classify(&image),
+    let (base, inherited) = match earlier {
+        Some(s) if expanded.known() => (
+            Base::Stage { index: s.index },
+            Some((s.workdir.clone(), s.vars.clone())),
+        ),
+        _ if !expanded.known() || (image.trim().is_empty() && !written.is_empty()) => {
+            let mut args = expanded.unknown.clone();
+            if args.is_empty() {
+                args = referenced_names(written);
+            }
+            args.dedup();
+            (Base::Unresolved { args }, None)
+        }
+        _ => (classify(&image), None),
     };
+    let (workdir, vars) = inherited.unwrap_or_default();
     Stage {
         index: file.stages.len(),
         name,
@@ -670,6 +1456,9 @@ fn from(file: &Dockerfile, ins: &Instruction, args: &HashMap<String, String>) ->
         copies: Vec::new(),
         env: Vec::new(),
         builds: Vec::new(),
+        fetches: Vec::new(),
+        workdir,
+        vars,
     }
 }
 
@@ -680,18 +1469,11 @@ pub fn classify(image: &str) -> Base {
     if image == "scratch" {
         return Base::Scratch;
     }
-    // The tag follows the last `:` after the last `/` (a registry port has a
-    // `/` after it).
-    let slash = image.rfind('/').map_or(0, |i| i + 1);
-    let (repo, tag) = match image[slash..].find(':') {
-        Some(colon) => (&image[..slash + colon], &image[slash + colon + 1..]),
-        None => (image, ""),
+    let Some((repo, tag)) = images::split_reference(image) else {
+        return Base::Other;
     };
-    let repo = repo
-        .trim_start_matches("docker.io/")
-        .trim_start_matches("library/");
     if repo == "nvidia/cuda" || repo.ends_with("/nvidia/cuda") {
-        return nvidia_cuda(tag).unwrap_or(Base::Other);
+        return nvidia_cuda(&tag).unwrap_or(Base::Other);
     }
     const DISTROS: [&str; 14] = [
         "ubuntu",
@@ -709,10 +1491,14 @@ pub fn classify(image: &str) -> Base {
         "opensuse/leap",
         "oraclelinux",
     ];
-    if DISTROS.contains(&repo) {
+    let short = repo
+        .strip_prefix("amd64/")
+        .or_else(|| repo.strip_prefix("arm64v8/"))
+        .unwrap_or(&repo);
+    if DISTROS.contains(&short) {
         return Base::Distro {
-            name: repo.to_string(),
-            tag: tag.to_string(),
+            name: short.to_string(),
+            tag,
         };
     }
     Base::Other
@@ -750,6 +1536,8 @@ fn nvidia_cuda(tag: &str) -> Option<Base> {
     })
 }
 
+// ---- ENV, COPY, WORKDIR -----------------------------------------------------------
+
 fn env(stage: &mut Stage, ins: &Instruction) {
     let text = ins.text();
     let text = text.trim();
@@ -768,15 +1556,99 @@ fn env(stage: &mut Stage, ins: &Instruction) {
         vec![(first.to_string(), unquote(value).to_string())]
     };
     for (name, value) in pairs {
+        let expanded = expand(&value, &stage.vars, false);
+        let known = expanded.known().then(|| expanded.text.clone());
         if ENV_THAT_MATTERS.contains(&name.as_str()) {
             stage.env.push(EnvSetting {
-                name,
+                name: name.clone(),
                 value,
                 line: ins.line,
             });
         }
+        stage.vars.insert(name, known);
     }
 }
+
+fn copy(stage: &mut Stage, ins: &Instruction) {
+    let text = ins.text();
+    let mut from = None;
+    let mut rest = Vec::new();
+    for word in text.split_whitespace() {
+        if let Some(value) = word.strip_prefix("--from=") {
+            let value = expand(unquote(value), &stage.vars, false);
+            from = Some(value.text);
+        } else if !word.starts_with("--") {
+            rest.push(word);
+        }
+    }
+    if ins.keyword == "ADD"
+        && let Some(url) = rest.first().filter(|w| is_source_url(w))
+    {
+        stage.fetches.push(Fetch {
+            url: url.to_string(),
+            dir: rest.get(1).map(|d| join_dir(stage.workdir.as_deref(), d)),
+            line: ins.line,
+        });
+    }
+    if let Some(from) = from {
+        stage.copies.push(CopyFrom {
+            stage: None,
+            from,
+            args: rest.join(" "),
+            mount: false,
+            line: ins.line,
+        });
+    }
+}
+
+/// A git repository address (`https://github.com/…`, `git@…`, `….git`).
+fn is_source_url(word: &str) -> bool {
+    let w = word.trim_start_matches("git+");
+    (w.starts_with("https://")
+        || w.starts_with("http://")
+        || w.starts_with("git@")
+        || w.starts_with("git://"))
+        && (w.contains("github.com/")
+            || w.contains("gitlab.com/")
+            || w.ends_with(".git")
+            || w.contains(".git#")
+            || w.contains(".git@")
+            || word.starts_with("git+"))
+}
+
+/// Whether a URL is the PyTorch repository itself (not pytorch/vision…).
+fn is_pytorch_repo(url: &str) -> bool {
+    let lower = url.to_ascii_lowercase();
+    let Some(at) = lower.find("github.com/pytorch/pytorch") else {
+        return lower.contains("github.com:pytorch/pytorch")
+            && is_pytorch_repo(&lower.replace("github.com:", "github.com/"));
+    };
+    let rest = &lower[at + "github.com/pytorch/pytorch".len()..];
+    let rest = rest.strip_prefix(".git").unwrap_or(rest);
+    rest.is_empty() || rest.starts_with(['/', '@', '#', '?'])
+}
+
+/// `dir` taken from `base` (`/`, Docker's default, when none is set).
+fn join_dir(base: Option<&str>, dir: &str) -> String {
+    let base = if dir.starts_with('/') {
+        "/"
+    } else {
+        base.unwrap_or("/")
+    };
+    let mut parts: Vec<&str> = base.split('/').filter(|p| !p.is_empty()).collect();
+    for part in dir.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    format!("/{}", parts.join("/"))
+}
+
+// ---- RUN ------------------------------------------------------------------------
 
 /// Words of a shell-ish string with quotes removed (no expansion).
 fn shell_words(text: &str) -> Vec<String> {
@@ -792,7 +1664,8 @@ fn shell_words(text: &str) -> Vec<String> {
 #[derive(Debug)]
 enum Token {
     Word(String, usize),
-    /// `&&`, `||`, `;`, `|`, `&`, `(`, `)`: the end of a simple command.
+    /// `&&`, `||`, `;`, `|`, `&`, `(`, `)`, a line break in a heredoc: the
+    /// end of a simple command.
     Op,
 }
 
@@ -844,7 +1717,7 @@ fn words(parts: &[(usize, String)]) -> Vec<Token> {
                         out.push(Token::Word(std::mem::take(&mut word), word_line));
                         in_word = false;
                     }
-                    if matches!(chars.peek(), Some('&' | '|')) {
+                    if matches!(chars.peek(), Some('&' | '|' | ';')) {
                         chars.next();
                     }
                     out.push(Token::Op);
@@ -882,15 +1755,73 @@ fn commands(tokens: Vec<Token>) -> Vec<Vec<(String, usize)>> {
     out
 }
 
+/// What one `RUN` has set so far: the folder `cd` moved to, and variables
+/// exported or set.
+struct RunState {
+    dir: Option<String>,
+    exported: Vec<String>,
+}
+
 fn run(stage: &mut Stage, ins: &Instruction) {
-    let mut cmds = commands(words(&ins.parts));
+    // Flags come first: `RUN --mount=type=cache,target=/root/.cache pip …`.
+    let tokens = words(&ins.parts);
+    let mut flags = Vec::new();
+    let mut body_start = 0;
+    for token in &tokens {
+        match token {
+            Token::Word(w, _) if w.starts_with("--") => {
+                flags.push(w.clone());
+                body_start += 1;
+            }
+            _ => break,
+        }
+    }
+    for flag in &flags {
+        if let Some(spec) = flag.strip_prefix("--mount=") {
+            mount(stage, spec, ins.line);
+        }
+    }
+    let mut state = RunState {
+        dir: stage.workdir.clone(),
+        exported: Vec::new(),
+    };
+    // The exec form: a JSON array after the flags.
+    let text = ins.text();
+    let mut body = text.trim_start();
+    while body.starts_with("--") {
+        let end = body.find(char::is_whitespace).unwrap_or(body.len());
+        body = body[end..].trim_start();
+    }
+    if body.starts_with('[')
+        && let Ok(argv) = serde_json::from_str::<Vec<String>>(body.trim_end())
+    {
+        let shell = argv
+            .first()
+            .map(|p| p.rsplit('/').next().unwrap_or(p))
+            .is_some_and(|p| matches!(p, "sh" | "bash" | "dash" | "zsh"));
+        let script = argv
+            .iter()
+            .position(|a| a.starts_with('-') && a.contains('c'));
+        match (shell, script.and_then(|i| argv.get(i + 1))) {
+            (true, Some(script)) => {
+                for cmd in commands(words(&[(ins.line, script.clone())])) {
+                    command(stage, &cmd, &mut state);
+                }
+            }
+            _ => {
+                let cmd: Vec<(String, usize)> = argv.into_iter().map(|a| (a, ins.line)).collect();
+                command(stage, &cmd, &mut state);
+            }
+        }
+        return;
+    }
+    let mut cmds = commands(tokens.into_iter().skip(body_start).collect());
     for heredoc in &ins.heredocs {
         // A heredoc is shell when it is the RUN itself or fed to a shell;
         // `python3 <<EOF` is Python, not commands.
-        let shell = heredoc.command.is_empty()
-            || ["sh", "bash", "/bin/sh", "/bin/bash"]
-                .iter()
-                .any(|s| heredoc.command.split_whitespace().next() == Some(s));
+        let program = heredoc.command.split_whitespace().next().unwrap_or("");
+        let program = program.rsplit('/').next().unwrap_or(program);
+        let shell = heredoc.command.is_empty() || matches!(program, "sh" | "bash" | "dash" | "zsh");
         if shell {
             for line in &heredoc.lines {
                 cmds.extend(commands(words(std::slice::from_ref(line))));
@@ -898,13 +1829,45 @@ fn run(stage: &mut Stage, ins: &Instruction) {
         }
     }
     for cmd in cmds {
-        command(stage, &cmd);
+        command(stage, &cmd, &mut state);
     }
 }
 
-/// Options of pip, conda and apt-get install that take a value in the next
+/// `type=bind,from=builder,source=/wheels,target=/wheels`: a bind mount
+/// from another stage or image makes that stage's files visible to the
+/// command; a cache, secret or tmpfs mount does not.
+fn mount(stage: &mut Stage, spec: &str, line: usize) {
+    let mut kind = "bind";
+    let mut from = None;
+    let mut shown = Vec::new();
+    for field in spec.split(',') {
+        let (key, value) = field.split_once('=').unwrap_or((field, ""));
+        match key {
+            "type" => kind = value,
+            "from" => from = Some(value.to_string()),
+            "source" | "src" | "target" | "dst" | "destination" => {
+                shown.push(format!("{key}={value}"));
+            }
+            _ => {}
+        }
+    }
+    if kind == "bind"
+        && let Some(from) = from
+    {
+        let from = expand(&from, &stage.vars, false).text;
+        stage.copies.push(CopyFrom {
+            from,
+            stage: None,
+            args: shown.join(" "),
+            mount: true,
+            line,
+        });
+    }
+}
+
+/// Options of pip, uv, conda, apt-get and dnf that take a value in the next
 /// word.
-const PIP_VALUE_OPTIONS: [&str; 22] = [
+const PIP_VALUE_OPTIONS: [&str; 23] = [
     "-r",
     "--requirement",
     "-c",
@@ -927,8 +1890,9 @@ const PIP_VALUE_OPTIONS: [&str; 22] = [
     "--upgrade-strategy",
     "--trusted-host",
     "--config-settings",
+    "--python",
 ];
-const CONDA_VALUE_OPTIONS: [&str; 7] = [
+const CONDA_VALUE_OPTIONS: [&str; 8] = [
     "-c",
     "--channel",
     "-n",
@@ -936,15 +1900,59 @@ const CONDA_VALUE_OPTIONS: [&str; 7] = [
     "-p",
     "--prefix",
     "--file",
+    "-f",
 ];
 const APT_VALUE_OPTIONS: [&str; 4] = ["-o", "-t", "--target-release", "--option"];
+const DNF_VALUE_OPTIONS: [&str; 10] = [
+    "-x",
+    "--exclude",
+    "--repo",
+    "--enablerepo",
+    "--disablerepo",
+    "--setopt",
+    "--releasever",
+    "--installroot",
+    "-c",
+    "--config",
+];
+/// Options of pip itself (before `install`) that take a value.
+const PIP_GLOBAL_VALUE_OPTIONS: [&str; 6] = [
+    "--cache-dir",
+    "--log",
+    "--proxy",
+    "--timeout",
+    "--retries",
+    "--python",
+];
 
-fn command(stage: &mut Stage, cmd: &[(String, usize)]) {
-    // Skip `VAR=value`, `sudo`, `env`, `time`, `exec` in front.
+/// Shell words that are grammar, not commands.
+const RESERVED: [&str; 12] = [
+    "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}",
+];
+
+fn command(stage: &mut Stage, cmd: &[(String, usize)], state: &mut RunState) {
+    // Skip grammar, `VAR=value`, `sudo`, `env`, `time`, `exec` in front.
     let mut start = 0;
+    let mut inline: Vec<String> = Vec::new();
     while let Some((w, _)) = cmd.get(start) {
-        let assignment = w.contains('=') && !w.starts_with('-') && !w.starts_with('=');
-        if assignment || matches!(w.as_str(), "sudo" | "env" | "time" | "exec" | "command") {
+        let assignment = w.contains('=')
+            && !w.starts_with('-')
+            && name_len(w) == w.find('=').unwrap_or(0)
+            && name_len(w) > 0;
+        if matches!(w.as_str(), "for" | "case" | "select" | "esac" | "in" | ";;") {
+            // A loop or case header: its words are not a command.
+            return;
+        }
+        if assignment {
+            inline.push(w[..w.find('=').unwrap_or(0)].to_string());
+            start += 1;
+        } else if RESERVED.contains(&w.as_str())
+            || matches!(
+                w.as_str(),
+                "sudo" | "env" | "time" | "exec" | "command" | "nohup"
+            )
+            || (start > 0 && cmd[start - 1].0 == "sudo" && w.starts_with('-'))
+        {
             start += 1;
         } else {
             break;
@@ -954,80 +1962,373 @@ fn command(stage: &mut Stage, cmd: &[(String, usize)]) {
     let Some((program, line)) = cmd.first() else {
         return;
     };
+    let line = *line;
     let program = program.rsplit('/').next().unwrap_or(program);
     let word = |i: usize| cmd.get(i).map(|(w, _)| w.as_str());
-    // Where the install arguments start, and which tool.
-    let install = if is_pip(program) && word(1) == Some("install") {
-        Some((InstallTool::Pip, 2))
-    } else if program.starts_with("python") && word(1) == Some("-m") && word(2) == Some("pip") {
-        (word(3) == Some("install")).then_some((InstallTool::Pip, 4))
-    } else if program == "uv" && word(1) == Some("pip") && word(2) == Some("install") {
-        Some((InstallTool::Pip, 3))
-    } else if matches!(program, "conda" | "mamba" | "micromamba")
-        && matches!(word(1), Some("install" | "create"))
-    {
-        Some((InstallTool::Conda, 2))
-    } else if matches!(program, "apt-get" | "apt") && word(1) == Some("install") {
-        Some((InstallTool::Apt, 2))
-    } else {
-        None
-    };
-    if let Some((tool, from)) = install {
-        let value_options: &[&str] = match tool {
-            InstallTool::Pip => &PIP_VALUE_OPTIONS,
-            InstallTool::Conda => &CONDA_VALUE_OPTIONS,
-            InstallTool::Apt => &APT_VALUE_OPTIONS,
-        };
-        let mut packages = Vec::new();
-        let mut first_line = None;
-        let mut i = from;
-        while let Some((w, l)) = cmd.get(i) {
-            i += 1;
-            if tool == InstallTool::Pip && (w == "-e" || w == "--editable") {
-                if let Some((path, l)) = cmd.get(i) {
-                    packages.push(path.clone());
-                    first_line.get_or_insert(*l);
-                    i += 1;
+    match program {
+        "cd" => {
+            if let Some(dir) = word(1).filter(|d| !d.starts_with('-')) {
+                state.dir = Some(join_dir(state.dir.as_deref(), dir));
+            }
+            return;
+        }
+        "export" => {
+            for (w, _) in &cmd[1..] {
+                if let Some((name, _)) = w.split_once('=') {
+                    state.exported.push(name.to_string());
                 }
-            } else if value_options.contains(&w.as_str()) {
-                i += 1;
-            } else if w.starts_with('-') || w.starts_with('$') && w.len() == 1 {
-                continue;
-            } else {
-                packages.push(w.clone());
-                first_line.get_or_insert(*l);
             }
+            return;
         }
-        if !packages.is_empty() {
-            let local = tool == InstallTool::Pip
-                && packages
-                    .iter()
-                    .any(|p| p.starts_with('.') || p.starts_with('/'));
-            if local {
-                stage
-                    .builds
-                    .push((format!("pip install {}", packages.join(" ")), *line));
+        "git" if word(1) == Some("clone") => {
+            let args: Vec<&str> = cmd[2..]
+                .iter()
+                .map(|(w, _)| w.as_str())
+                .scan(false, |skip, w| {
+                    let out = if *skip {
+                        *skip = false;
+                        None
+                    } else if matches!(
+                        w,
+                        "-b" | "--branch"
+                            | "--depth"
+                            | "-c"
+                            | "--config"
+                            | "--origin"
+                            | "-o"
+                            | "--reference"
+                            | "--jobs"
+                            | "-j"
+                            | "--filter"
+                    ) {
+                        *skip = true;
+                        None
+                    } else if w.starts_with('-') {
+                        None
+                    } else {
+                        Some(Some(w))
+                    };
+                    Some(out.flatten())
+                })
+                .flatten()
+                .collect();
+            if let Some(url) = args.first() {
+                let named = url
+                    .trim_end_matches('/')
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or(url)
+                    .trim_end_matches(".git");
+                let dir = args.get(1).copied().unwrap_or(named);
+                stage.fetches.push(Fetch {
+                    url: url.to_string(),
+                    dir: Some(join_dir(state.dir.as_deref(), dir)),
+                    line,
+                });
             }
-            stage.installs.push(Install {
-                tool,
-                packages,
-                line: first_line.unwrap_or(*line),
-            });
+            return;
         }
+        _ => {}
+    }
+    if let Some((tool, from, lists)) = install_of(program, cmd) {
+        install(stage, tool, &cmd[from..], lists, line, state, &inline);
         return;
     }
     let build = match program {
-        "nvcc" | "cmake" | "make" | "ninja" => Some(program.to_string()),
-        p if p.starts_with("python") && word(1) == Some("setup.py") => Some(
+        "nvcc" => Some(("nvcc".to_string(), BuildKind::CudaCompiler)),
+        "cmake" | "make" | "ninja" => Some((program.to_string(), BuildKind::BuildTool)),
+        p if p.starts_with("python") && word(1) == Some("setup.py") => Some((
             format!("python setup.py {}", word(2).unwrap_or(""))
                 .trim()
                 .to_string(),
-        ),
+            BuildKind::Project,
+        )),
+        p if p.starts_with("python") && word(1) == Some("-m") && word(2) == Some("build") => {
+            Some(("python -m build".to_string(), BuildKind::Project))
+        }
+        p if is_pip(p) && word(1) == Some("wheel") => {
+            let what = cmd[2..]
+                .iter()
+                .map(|(w, _)| w.as_str())
+                .find(|w| is_path(w) || w.starts_with("git+"));
+            what.map(|w| (format!("pip wheel {w}"), BuildKind::Project))
+        }
         _ => None,
     };
-    if let Some(build) = build {
-        stage.builds.push((build, *line));
+    if let Some((what, kind)) = build {
+        push_build(stage, state, what, kind, None, line, &inline);
     }
+}
+
+fn push_build(
+    stage: &mut Stage,
+    state: &RunState,
+    what: String,
+    kind: BuildKind,
+    url: Option<&str>,
+    line: usize,
+    inline: &[String],
+) {
+    let dir = state.dir.clone();
+    let torch = url.is_some_and(is_pytorch_repo)
+        || (kind != BuildKind::CudaCompiler
+            && dir.as_deref().is_some_and(|d| {
+                d.rsplit('/').next() == Some("pytorch")
+                    || stage
+                        .fetches
+                        .iter()
+                        .any(|f| is_pytorch_repo(&f.url) && f.dir.as_deref() == Some(d))
+            }));
+    let mut cuda_hints: Vec<String> = CUDA_BUILD_HINTS
+        .iter()
+        .filter(|h| {
+            inline.iter().any(|i| i == *h)
+                || state.exported.iter().any(|e| e == *h)
+                || stage.vars.get(**h).is_some()
+        })
+        .map(|h| h.to_string())
+        .collect();
+    cuda_hints.dedup();
+    stage.builds.push(Build {
+        what,
+        kind,
+        dir,
+        torch,
+        cuda_hints,
+        line,
+    });
+}
+
+/// Which install a command is: the tool, where its arguments start, and
+/// what it installs from a list the Dockerfile does not show (`uv sync`).
+fn install_of(program: &str, cmd: &[(String, usize)]) -> Option<(InstallTool, usize, Vec<String>)> {
+    let word = |i: usize| cmd.get(i).map(|(w, _)| w.as_str());
+    // The subcommand after options of the tool itself (`pip -q install`,
+    // `dnf -y install`, `apt-get -qq install`).
+    let sub = |from: usize, value_options: &[&str]| {
+        let mut i = from;
+        while let Some(w) = word(i) {
+            if value_options.contains(&w) {
+                i += 2;
+            } else if w.starts_with('-') {
+                i += 1;
+            } else {
+                return Some((w, i));
+            }
+        }
+        None
+    };
+    let none = Vec::new;
+    if is_pip(program) {
+        let (w, i) = sub(1, &PIP_GLOBAL_VALUE_OPTIONS)?;
+        return (w == "install").then(|| (InstallTool::Pip, i + 1, none()));
+    }
+    if program.starts_with("python") && !program.ends_with("-config") {
+        if word(1) == Some("-m") && word(2).is_some_and(|w| w == "pip") {
+            let (w, i) = sub(3, &PIP_GLOBAL_VALUE_OPTIONS)?;
+            return (w == "install").then(|| (InstallTool::Pip, i + 1, none()));
+        }
+        return None;
+    }
+    match program {
+        "uv" => {
+            let (w, i) = sub(1, &["--directory", "--project", "--python", "--cache-dir"])?;
+            match w {
+                "pip" => match word(i + 1)? {
+                    "install" => Some((InstallTool::Uv, i + 2, none())),
+                    "sync" => {
+                        // `uv pip sync requirements.txt`: the files are lists.
+                        let files: Vec<String> = cmd[i + 2..]
+                            .iter()
+                            .filter(|(w, _)| !w.starts_with('-'))
+                            .map(|(w, _)| format!("pip sync {w}"))
+                            .collect();
+                        Some((InstallTool::Uv, cmd.len(), files))
+                    }
+                    _ => None,
+                },
+                "sync" => Some((InstallTool::Uv, i + 1, vec!["sync (uv.lock)".into()])),
+                "add" => Some((InstallTool::Uv, i + 1, none())),
+                _ => None,
+            }
+        }
+        "poetry" => match sub(1, &[])?.0 {
+            "install" => Some((
+                InstallTool::Poetry,
+                cmd.len(),
+                vec!["install (poetry.lock)".into()],
+            )),
+            "add" => Some((InstallTool::Poetry, sub(1, &[])?.1 + 1, none())),
+            _ => None,
+        },
+        "pipenv" => {
+            let (w, i) = sub(1, &[])?;
+            match w {
+                "install" if cmd[i + 1..].iter().all(|(w, _)| w.starts_with('-')) => Some((
+                    InstallTool::Pipenv,
+                    cmd.len(),
+                    vec!["install (Pipfile)".into()],
+                )),
+                "install" => Some((InstallTool::Pipenv, i + 1, none())),
+                "sync" => Some((
+                    InstallTool::Pipenv,
+                    cmd.len(),
+                    vec!["sync (Pipfile.lock)".into()],
+                )),
+                _ => None,
+            }
+        }
+        "conda" | "mamba" | "micromamba" => {
+            let (w, i) = sub(1, &CONDA_VALUE_OPTIONS)?;
+            match w {
+                "install" | "create" => Some((InstallTool::Conda, i + 1, none())),
+                "env" if matches!(word(i + 1), Some("create" | "update")) => {
+                    Some((InstallTool::Conda, i + 2, none()))
+                }
+                _ => None,
+            }
+        }
+        "apt-get" | "apt" | "aptitude" => {
+            let (w, i) = sub(1, &APT_VALUE_OPTIONS)?;
+            (w == "install").then(|| (InstallTool::Apt, i + 1, none()))
+        }
+        "dnf" | "yum" | "microdnf" | "dnf5" | "tdnf" => {
+            let (w, i) = sub(1, &DNF_VALUE_OPTIONS)?;
+            let tool = match program {
+                "yum" => InstallTool::Yum,
+                "microdnf" => InstallTool::Microdnf,
+                _ => InstallTool::Dnf,
+            };
+            (w == "install").then(|| (tool, i + 1, none()))
+        }
+        _ => None,
+    }
+}
+
+fn install(
+    stage: &mut Stage,
+    tool: InstallTool,
+    args: &[(String, usize)],
+    mut lists: Vec<String>,
+    line: usize,
+    state: &RunState,
+    inline: &[String],
+) {
+    let value_options: &[&str] = match tool {
+        InstallTool::Pip | InstallTool::Uv | InstallTool::Poetry | InstallTool::Pipenv => {
+            &PIP_VALUE_OPTIONS
+        }
+        InstallTool::Conda => &CONDA_VALUE_OPTIONS,
+        InstallTool::Apt => &APT_VALUE_OPTIONS,
+        InstallTool::Dnf | InstallTool::Yum | InstallTool::Microdnf => &DNF_VALUE_OPTIONS,
+    };
+    let mut packages = Vec::new();
+    let mut editable = Vec::new();
+    let mut indexes = Vec::new();
+    let mut first_line = None;
+    let mut i = 0;
+    while let Some((w, l)) = args.get(i) {
+        i += 1;
+        // `--index-url=URL` and `--index-url URL` alike.
+        let (option, inline_value) = match w.split_once('=') {
+            Some((o, v)) if o.starts_with('-') => (o, Some(v.to_string())),
+            _ => (w.as_str(), None),
+        };
+        if tool.is_python() && (option == "-e" || option == "--editable") {
+            let value = inline_value.or_else(|| {
+                i += 1;
+                args.get(i - 1).map(|(v, _)| v.clone())
+            });
+            if let Some(path) = value {
+                editable.push(path.clone());
+                packages.push(path);
+                first_line.get_or_insert(*l);
+            }
+        } else if value_options.contains(&option) {
+            let value = inline_value.or_else(|| {
+                i += 1;
+                args.get(i - 1).map(|(v, _)| v.clone())
+            });
+            let Some(value) = value else { continue };
+            match option {
+                "-r" | "--requirement" | "--file" => lists.push(format!("{option} {value}")),
+                "-f" if tool == InstallTool::Conda => lists.push(format!("-f {value}")),
+                "-i" | "--index-url" | "--extra-index-url" | "-f" | "--find-links" => {
+                    indexes.push(value)
+                }
+                "-c" | "--channel" if tool == InstallTool::Conda => indexes.push(value),
+                _ => {}
+            }
+            first_line.get_or_insert(*l);
+        } else if w.starts_with('-') {
+            continue;
+        } else if w.starts_with('$') {
+            // `$PACKAGES`: a list set somewhere, known or not.
+            let spec = expand(w, &stage.vars, false);
+            if spec.known() {
+                packages.extend(spec.text.split_whitespace().map(str::to_string));
+            } else {
+                lists.push(w.clone());
+            }
+            first_line.get_or_insert(*l);
+        } else {
+            let spec = expand(w, &stage.vars, false);
+            packages.push(if spec.known() { spec.text } else { w.clone() });
+            first_line.get_or_insert(*l);
+        }
+    }
+    if packages.is_empty() && lists.is_empty() {
+        return;
+    }
+    if tool.is_python() {
+        for p in &packages {
+            let git = p.split_once("git+").map(|(_, url)| url);
+            if let Some(url) = git {
+                let url = url.split('#').next().unwrap_or(url);
+                stage.fetches.push(Fetch {
+                    url: url.to_string(),
+                    dir: None,
+                    line: first_line.unwrap_or(line),
+                });
+                push_build(
+                    stage,
+                    state,
+                    format!("{} install {p}", tool.name()),
+                    BuildKind::Project,
+                    Some(url),
+                    first_line.unwrap_or(line),
+                    inline,
+                );
+            } else if is_local_project(p) {
+                let mut local_state = RunState {
+                    dir: state.dir.clone(),
+                    exported: state.exported.clone(),
+                };
+                // `pip install .[dev]` builds the folder it names.
+                if !p.starts_with("file:") {
+                    let folder = p.split('[').next().unwrap_or(p);
+                    local_state.dir = Some(join_dir(state.dir.as_deref(), folder));
+                }
+                let flag = if editable.contains(p) { "-e " } else { "" };
+                push_build(
+                    stage,
+                    &local_state,
+                    format!("{} install {flag}{p}", tool.name()),
+                    BuildKind::Project,
+                    None,
+                    first_line.unwrap_or(line),
+                    inline,
+                );
+            }
+        }
+    }
+    stage.installs.push(Install {
+        tool,
+        packages,
+        lists,
+        indexes,
+        line: first_line.unwrap_or(line),
+    });
 }
 
 fn is_pip(program: &str) -> bool {
@@ -1043,6 +2344,13 @@ mod tests {
 
     fn parse(text: &str) -> (Dockerfile, Vec<Note>) {
         parse_dockerfile("Dockerfile", text.as_bytes())
+    }
+
+    fn vars(pairs: &[(&str, Option<&str>)]) -> Vars {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
+            .collect()
     }
 
     #[test]
@@ -1084,6 +2392,13 @@ mod tests {
                 tag: "3.11-slim-bookworm".into()
             }
         );
+        assert_eq!(
+            classify("amd64/almalinux:8"),
+            Base::Distro {
+                name: "almalinux".into(),
+                tag: "8".into()
+            }
+        );
         assert_eq!(classify("localhost:5000/company/base:1"), Base::Other);
         assert_eq!(
             classify("pytorch/pytorch:2.5.1-cuda12.4-cudnn9-devel"),
@@ -1116,6 +2431,10 @@ mod tests {
         assert_eq!(s0.installs[0].packages, ["git", "cuda-cupti-dev-12-4"]);
         assert_eq!(s0.installs[0].line, 7);
         assert_eq!(s0.installs[1].packages, ["torch==2.5.1", "numpy"]);
+        assert_eq!(
+            s0.installs[1].indexes,
+            ["https://download.pytorch.org/whl/cu124"]
+        );
         assert!(s0.installs[1].has("torch"));
         assert_eq!(s0.installs[1].line, 9);
         let s1 = &file.stages[1];
@@ -1155,9 +2474,42 @@ mod tests {
         let installs: Vec<(InstallTool, usize)> =
             s.installs.iter().map(|i| (i.tool, i.line)).collect();
         assert_eq!(installs, [(InstallTool::Apt, 4), (InstallTool::Pip, 5)]);
-        assert_eq!(s.builds, [("nvcc".to_string(), 11)]);
+        let builds: Vec<(&str, usize)> =
+            s.builds.iter().map(|b| (b.what.as_str(), b.line)).collect();
+        assert_eq!(builds, [("nvcc", 11)]);
         assert_eq!(s.env[0].value, "8.0 8.6");
         assert_eq!(s.env[0].line, 13);
+    }
+
+    /// issue #30 item 14: BuildKit finds a heredoc only in a word that starts
+    /// with `<<`; `echo "<<EOF"` and Python's `1<<20` are text, and the
+    /// instructions after them are read.
+    #[test]
+    fn quoted_or_embedded_shift_operators_are_not_heredocs() {
+        let (file, notes) = parse(
+            "FROM ubuntu:22.04\n\
+             RUN echo \"<<EOF\" > /marker\n\
+             RUN python3 -c 'print(1<<20)'\n\
+             RUN python3 -c \"x = 1 << 4\"\n\
+             RUN pip install torch==2.5.1\n\
+             FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\n\
+             RUN apt-get install -y cuda-cupti-12-4\n",
+        );
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!(file.stages.len(), 2);
+        assert_eq!(file.stages[0].installs[0].packages, ["torch==2.5.1"]);
+        assert_eq!(file.stages[0].installs[0].line, 5);
+        assert_eq!(file.stages[1].installs[0].line, 7);
+        // A real heredoc still is one, fd prefix and quotes included.
+        let (file, _) = parse(
+            "FROM ubuntu:22.04\nRUN cat 0<<'EOF' > /x\npip install notme\nEOF\nRUN pip install yes\n",
+        );
+        let all: Vec<&str> = file.stages[0]
+            .installs
+            .iter()
+            .flat_map(|i| i.packages.iter().map(String::as_str))
+            .collect();
+        assert_eq!(all, ["yes"]);
     }
 
     #[test]
@@ -1183,6 +2535,310 @@ mod tests {
             notes[0]
                 .message
                 .starts_with("binary data (byte 0x00 at column 5)")
+        );
+    }
+
+    /// issue #30 item 13: bytes past the read limit mean the file was cut;
+    /// the note names the line and no final stage is concluded.
+    #[test]
+    fn a_file_cut_at_the_byte_limit_says_so_and_has_no_final_stage() {
+        let mut text = String::from("FROM ubuntu:22.04\nRUN echo ");
+        text.push_str(&"x".repeat(MAX_BYTES as usize));
+        text.push_str("\nFROM nvidia/cuda:12.4.1-devel-ubuntu22.04\n");
+        let (file, notes) = parse(&text[..MAX_BYTES as usize + 1]);
+        assert!(!file.complete);
+        assert!(file.final_stage().is_none());
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert_eq!(notes[0].line, Some(2));
+        assert!(notes[0].message.starts_with("more than 4 MiB"), "{notes:?}");
+    }
+
+    /// issue #30 items 15 and #27 item 3: defaults built from earlier ARGs
+    /// are expanded; `${A:-x}` and `${A:+x}` follow BuildKit.
+    #[test]
+    fn arg_defaults_built_from_earlier_args_are_expanded() {
+        let (file, _) = parse(
+            "ARG CUDA=12.4.1\n\
+             ARG FLAVOR=devel\n\
+             ARG BASE=nvidia/cuda:${CUDA}-${FLAVOR}-ubuntu22.04\n\
+             ARG NESTED=${BASE}\n\
+             FROM ${NESTED} AS build\n\
+             FROM ${MISSING:-nvidia/cuda:${CUDA}-runtime-ubuntu22.04}\n",
+        );
+        assert_eq!(file.stages[0].image, "nvidia/cuda:12.4.1-devel-ubuntu22.04");
+        assert_eq!(file.stages[0].name.as_deref(), Some("build"));
+        assert!(matches!(
+            file.stages[0].base,
+            Base::NvidiaCuda {
+                flavor: Flavor::Devel,
+                ..
+            }
+        ));
+        assert_eq!(
+            file.stages[1].image,
+            "nvidia/cuda:12.4.1-runtime-ubuntu22.04"
+        );
+        let v = vars(&[("A", Some("1")), ("E", Some("")), ("U", None)]);
+        let e = |t: &str| expand(t, &v, true);
+        assert_eq!(
+            e("${A:+yes}${E:+no}${E:-dflt}${Z-unset}$A").text,
+            "yesdfltunset1"
+        );
+        assert_eq!(e("${U:+x}").unknown, ["U"]);
+        assert_eq!(e("\\$A").text, "$A");
+    }
+
+    /// issue #27 item 3: an ARG without a default is set at build time; the
+    /// `AS name` after it is never taken for the image.
+    #[test]
+    fn an_arg_without_a_default_leaves_the_image_unknown() {
+        let (file, _) = parse(
+            "ARG IMAGE\n\
+             ARG TAG=22.04\n\
+             FROM ${IMAGE} AS base\n\
+             FROM ubuntu:${TAG}${SUFFIX}\n\
+             FROM base\n",
+        );
+        assert_eq!(file.stages[0].image, "${IMAGE}");
+        assert_eq!(file.stages[0].name.as_deref(), Some("base"));
+        assert_eq!(
+            file.stages[0].base,
+            Base::Unresolved {
+                args: vec!["IMAGE".into()]
+            }
+        );
+        // Never declared: BuildKit expands it to nothing.
+        assert_eq!(file.stages[1].image, "ubuntu:22.04");
+        assert_eq!(file.stages[2].base, Base::Stage { index: 0 });
+        let facts = file.facts();
+        let stage = facts.iter().find(|f| f.fact == "dockerfile.stage").unwrap();
+        assert_eq!(
+            stage.value,
+            "stage 0 (base): ${IMAGE} (set at build time: IMAGE has no value in the file (--build-arg))"
+        );
+    }
+
+    /// issue #30 item 4: an unclosed `${` is malformed (the image is
+    /// unknown), read in one pass; `benches/probe.rs` times 1 MiB of it.
+    #[test]
+    fn an_unclosed_substitution_is_malformed_not_an_image() {
+        let mut text = String::from("FROM ");
+        text.push_str(&"${".repeat(10_000));
+        text.push('\n');
+        let (file, notes) = parse(&text);
+        assert!(notes.is_empty());
+        assert!(
+            matches!(file.stages[0].base, Base::Unresolved { .. }),
+            "{:?}",
+            file.stages[0].base
+        );
+        let v = vars(&[("A", Some("x"))]);
+        let e = expand("a${A:-${A:-${A", &v, true);
+        assert!(e.malformed);
+        assert_eq!(e.text, "a${A:-${A:-${A");
+        let deep = format!("{}x{}", "${A:-".repeat(100), "}".repeat(100));
+        assert!(expand(&deep, &v, true).malformed, "deeper than followed");
+    }
+
+    /// issue #27 item 3: `RUN --mount=…` flags come before the command; a
+    /// bind mount from a stage joins the two stages, a cache mount does not.
+    #[test]
+    fn run_mount_flags_are_read_and_bind_mounts_join_stages() {
+        let (file, _) = parse(
+            "FROM python:3.11 AS wheels\n\
+             RUN pip wheel --wheel-dir /wheels torch==2.5.1\n\
+             FROM python:3.11-slim\n\
+             RUN --mount=type=cache,target=/root/.cache/pip \\\n\
+             \x20   --mount=type=bind,from=wheels,source=/wheels,target=/w \\\n\
+             \x20   pip install --no-index --find-links /w torch==2.5.1\n\
+             RUN --mount=type=cache,from=wheels,target=/c --network=none pip install numpy\n",
+        );
+        let last = &file.stages[1];
+        assert_eq!(last.installs[0].packages, ["torch==2.5.1"]);
+        assert_eq!(last.installs[0].line, 6);
+        assert_eq!(last.installs[1].packages, ["numpy"]);
+        assert_eq!(last.copies.len(), 1, "the cache mount joins nothing");
+        assert_eq!(last.copies[0].stage, Some(0));
+        assert!(last.copies[0].mount);
+        assert_eq!(last.copies[0].args, "source=/wheels target=/w");
+        assert_eq!(file.feeding(last).len(), 2);
+    }
+
+    /// issue #27 item 3: `if`/`then`/`else`, `for`/`do`/`done`, `case` and
+    /// the exec form are read as a shell reads them.
+    #[test]
+    fn shell_control_flow_and_the_exec_form() {
+        let (file, _) = parse(
+            "FROM ubuntu:22.04\n\
+             RUN if [ \"$CPU\" = 1 ]; then pip install torch --index-url https://download.pytorch.org/whl/cpu; \\\n\
+             \x20   else pip install torch==2.5.1; fi\n\
+             RUN for p in a b; do pip install \"$p\"; done && dnf -y install cuda-cupti-12-4\n\
+             RUN case \"$TARGETPLATFORM\" in \\\n\
+             \x20   \"linux/arm64\") yum install -y gcc ;; \\\n\
+             \x20   *) microdnf install -y --nodocs make ;; \\\n\
+             \x20   esac\n\
+             RUN [\"pip\", \"install\", \"accelerate\"]\n\
+             RUN [\"/bin/bash\", \"-c\", \"apt-get update && apt-get install -y git\"]\n",
+        );
+        let s = &file.stages[0];
+        let seen: Vec<(InstallTool, String)> = s
+            .installs
+            .iter()
+            .map(|i| {
+                (
+                    i.tool,
+                    [i.packages.clone(), i.lists.clone()].concat().join(" "),
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (InstallTool::Pip, "torch".to_string()),
+                (InstallTool::Pip, "torch==2.5.1".to_string()),
+                (InstallTool::Pip, "$p".to_string()),
+                (InstallTool::Dnf, "cuda-cupti-12-4".to_string()),
+                (InstallTool::Yum, "gcc".to_string()),
+                (InstallTool::Microdnf, "make".to_string()),
+                (InstallTool::Pip, "accelerate".to_string()),
+                (InstallTool::Apt, "git".to_string()),
+            ]
+        );
+        assert_eq!(
+            s.installs[0].indexes,
+            ["https://download.pytorch.org/whl/cpu"]
+        );
+    }
+
+    #[test]
+    fn wheels_local_projects_and_pytorch_checkouts() {
+        let (file, _) = parse(
+            "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04 AS build\n\
+             WORKDIR /src\n\
+             RUN git clone --depth 1 https://github.com/pytorch/pytorch /src/pt \\\n\
+             \x20&& cd pt && python3 setup.py bdist_wheel\n\
+             RUN git clone https://github.com/pytorch/vision && cd vision && pip install -e .\n\
+             ENV TORCH_CUDA_ARCH_LIST=\"8.0\"\n\
+             RUN pip install --no-build-isolation git+https://github.com/NVIDIA/apex.git\n\
+             FROM python:3.11-slim\n\
+             RUN pip install ./dist/*.whl /w/torch-2.5.0a0+git1234-cp311-cp311-linux_x86_64.whl\n",
+        );
+        let b = &file.stages[0].builds;
+        let seen: Vec<(&str, Option<&str>, bool)> = b
+            .iter()
+            .map(|b| (b.what.as_str(), b.dir.as_deref(), b.torch))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("python setup.py bdist_wheel", Some("/src/pt"), true),
+                ("pip install -e .", Some("/src/vision"), false),
+                (
+                    "pip install git+https://github.com/NVIDIA/apex.git",
+                    Some("/src"),
+                    false
+                ),
+            ]
+        );
+        assert!(b[0].cuda_hints.is_empty());
+        assert_eq!(b[2].cuda_hints, ["TORCH_CUDA_ARCH_LIST"]);
+        let urls: Vec<&str> = file.stages[0]
+            .fetches
+            .iter()
+            .map(|f| f.url.as_str())
+            .collect();
+        assert_eq!(
+            urls,
+            [
+                "https://github.com/pytorch/pytorch",
+                "https://github.com/pytorch/vision",
+                "https://github.com/NVIDIA/apex.git"
+            ]
+        );
+        let last = &file.stages[1];
+        assert!(last.builds.is_empty(), "wheel files are not source builds");
+        assert!(last.installs[0].has("torch"));
+        assert!(!last.installs[0].has_local());
+        let routes = file.torch_routes(last);
+        assert!(
+            matches!(
+                &routes[0],
+                TorchRoute::Named {
+                    how: Via::LocalWheel,
+                    ..
+                }
+            ),
+            "{routes:?}"
+        );
+    }
+
+    #[test]
+    fn torch_that_no_command_names() {
+        let (file, _) = parse(
+            "FROM python:3.11\n\
+             COPY requirements.txt .\n\
+             RUN pip install -r requirements.txt\n\
+             RUN uv sync --frozen\n\
+             RUN pip install torchvision==0.20.1\n\
+             RUN poetry install --no-root\n\
+             RUN conda env create -f environment.yml\n",
+        );
+        let routes: Vec<String> = file
+            .torch_routes(&file.stages[0])
+            .iter()
+            .map(TorchRoute::describe)
+            .collect();
+        assert_eq!(
+            routes,
+            [
+                "torch may come from a dependency, version unknown: pip install -r requirements.txt",
+                "torch may come from a dependency, version unknown: uv sync (uv.lock)",
+                "torch comes from a dependency, version unknown: pip install torchvision==0.20.1",
+                "torch may come from a dependency, version unknown: poetry install (poetry.lock)",
+                "torch may come from a dependency, version unknown: conda install -f environment.yml",
+            ]
+        );
+        assert!(file.stages[0].builds.is_empty());
+    }
+
+    #[test]
+    fn stage_args_and_env_expand_in_package_names() {
+        let (file, _) = parse(
+            "ARG TORCH=2.5.1\n\
+             FROM ubuntu:22.04\n\
+             ARG TORCH\n\
+             ENV CUDA_MAJOR=12 CUDA_MINOR=4\n\
+             RUN pip install torch==${TORCH} && apt-get install -y cuda-cupti-${CUDA_MAJOR}-${CUDA_MINOR} libfoo-$UNKNOWN\n",
+        );
+        let i = &file.stages[0].installs;
+        assert_eq!(i[0].packages, ["torch==2.5.1"]);
+        assert_eq!(i[1].packages, ["cuda-cupti-12-4", "libfoo-$UNKNOWN"]);
+    }
+
+    #[test]
+    fn nvcc_comes_from_the_base_or_an_install() {
+        let (file, _) = parse(
+            "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04 AS a\n\
+             FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04 AS b\n\
+             RUN apt-get install -y cuda-nvcc-12-4\n\
+             FROM b AS c\n\
+             FROM pytorch/pytorch:2.1.0-cuda11.8-cudnn8-devel AS d\n\
+             FROM company/base:1\n",
+        );
+        let nvcc: Vec<Option<bool>> = file
+            .stages
+            .iter()
+            .map(|s| file.has_nvcc(s).map(|(yes, _)| yes))
+            .collect();
+        assert_eq!(
+            nvcc,
+            [Some(false), Some(true), Some(true), Some(true), None]
+        );
+        let (_, evidence) = file.has_nvcc(&file.stages[3]).unwrap();
+        assert!(
+            evidence
+                .ends_with("image table: pytorch-devel-conda (pytorch/pytorch devel (before 2.5))"),
+            "{evidence}"
         );
     }
 }

@@ -16,6 +16,7 @@ mod dockerfile;
 mod envs;
 pub mod fs;
 mod host;
+pub mod images;
 mod python;
 mod system;
 
@@ -25,7 +26,8 @@ use serde::Serialize;
 
 pub use cuda::{CuptiPlace, Toolkit};
 pub use dockerfile::{
-    Base, CopyFrom, Dockerfile, EnvSetting, Flavor, Install, InstallTool, Stage, parse_dockerfile,
+    Base, Build, BuildKind, CopyFrom, Dockerfile, EnvSetting, Fetch, Flavor, Install, InstallTool,
+    NEED_TORCH, Stage, TorchRoute, Via, classify, parse_dockerfile,
 };
 pub use envs::{PythonEnv, PythonOnPath};
 pub use python::{Torch, TorchInstall, Wheel};

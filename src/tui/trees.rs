@@ -15,8 +15,7 @@ use ratatui::text::{Line, Span};
 
 use crate::corpus::{Document, LinkTarget};
 use crate::decide::markdown::{self as tree_md, Names, RelatedAs};
-use crate::decide::probes::Settled;
-use crate::decide::{self, AnswerSource, DecisionTree, Question, Session, Step};
+use crate::decide::{self, DecisionTree, Question, Session, Step};
 use crate::markdown::{Highlighter, RenderOptions, Rendered, render};
 use crate::probe::Findings;
 use crate::sources::{Origin, SourceFile};
@@ -57,6 +56,9 @@ pub struct Walk {
     pub question: Option<QuestionView>,
     /// The outcome as a page, once one is reached.
     pub outcome: Option<Page>,
+    /// What the last probe run found: once there, every question the walk
+    /// reaches takes a sure probe's answer.
+    pub findings: Option<Arc<Findings>>,
 }
 
 /// A question laid out for the screen: its text and its options' labels at
@@ -192,6 +194,7 @@ impl App {
             option: 0,
             question: None,
             outcome: None,
+            findings: None,
         });
         self.screen = Screen::Walk;
         self.refresh_walk();
@@ -391,31 +394,10 @@ impl App {
             self.set_status(Level::Info, "probed, but no question is on screen");
             return;
         };
-        let mut answered = Vec::new();
-        let mut stopped = String::new();
-        while let Step::Question(q) = walk.session.current() {
-            let (id, probe) = (q.id.clone(), q.probe.clone());
-            let Some(named) = probe else {
-                stopped = format!("`{id}` needs your answer");
-                break;
-            };
-            let Some(probe) = crate::decide::probes::find(&named.name) else {
-                break;
-            };
-            match probe.settle(&findings) {
-                Settled::Answer { option, evidence } => {
-                    let source = AnswerSource::Probe { evidence };
-                    if walk.session.answer_from(&id, &option, source).is_err() {
-                        break;
-                    }
-                    answered.push(format!("{id}={option}"));
-                }
-                Settled::Unsure(reason) => {
-                    stopped = format!("`{id}` left open: {reason}");
-                    break;
-                }
-            }
-        }
+        walk.findings = Some(Arc::clone(&findings));
+        let decide::probes::Advanced { answered, stopped } =
+            decide::probes::advance(&mut walk.session, &findings);
+        let stopped = stopped.unwrap_or_default();
         walk.option = 0;
         let message = if answered.is_empty() {
             format!("probes answered nothing; {stopped}")
@@ -445,6 +427,14 @@ impl App {
             return;
         }
         walk.option = 0;
+        // The probes already ran: the next questions take their answers.
+        if let Some(findings) = walk.findings.clone() {
+            let advanced = decide::probes::advance(&mut walk.session, &findings);
+            if !advanced.answered.is_empty() {
+                let message = format!("probed {}", advanced.answered.join(", "));
+                self.set_status(Level::Ok, message);
+            }
+        }
         self.save_progress();
         self.refresh_walk();
     }
