@@ -107,7 +107,7 @@ pub fn parse(input: &str) -> ParsedQuery {
         .last()
         .is_some_and(|c| !c.is_whitespace() && c != '"');
     let mut query = ParsedQuery::default();
-    let lines: Vec<&str> = input.lines().filter(|l| !l.trim().is_empty()).collect();
+    let lines: Vec<&str> = lines(input).filter(|l| !l.trim().is_empty()).collect();
     // The weight of each line's terms, by where the line starts in `text`.
     let mut line_weights: Vec<(usize, f32)> = Vec::new();
     let text = if lines.len() > 1 {
@@ -236,6 +236,14 @@ pub fn parse(input: &str) -> ParsedQuery {
         query.prefix = Some(last.text);
     }
     query
+}
+
+/// The lines of `text`, split at CR, CRLF and LF alike: GNOME Terminal and
+/// other VTE terminals, and tmux's paste, send a carriage return for each
+/// line break, and a log saved on Windows ends its lines in CRLF. (A CRLF
+/// gives an empty line between, which callers skip like any blank line.)
+pub fn lines(text: &str) -> impl Iterator<Item = &str> {
+    text.split(['\n', '\r'])
 }
 
 fn push_term(terms: &mut Vec<QueryTerm>, term: QueryTerm) {
@@ -655,6 +663,22 @@ mod tests {
             clean_line("expandable_segments:True"),
             "expandable_segments:True"
         );
+    }
+
+    /// VTE terminals and tmux paste a carriage return for each line break;
+    /// a Windows log has CRLF. Either is a multi-line paste, triaged by line.
+    #[test]
+    fn carriage_returns_end_lines_like_line_feeds() {
+        let lines = [
+            "#8 1.402 running build_ext",
+            "#8 5.713 nvcc fatal   : Unsupported gpu architecture 'compute_35'",
+        ];
+        let lf = parse(&lines.join("\n"));
+        assert!(lf.pasted);
+        assert_eq!(lf.searched, vec![lines[1].to_string()]);
+        for newline in ["\r", "\r\n"] {
+            assert_eq!(parse(&lines.join(newline)), lf, "{newline:?}");
+        }
     }
 
     #[test]
