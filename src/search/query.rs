@@ -110,7 +110,9 @@ pub fn parse(input: &str) -> ParsedQuery {
     let lines: Vec<&str> = lines(input).filter(|l| !l.trim().is_empty()).collect();
     // The weight of each line's terms, by where the line starts in `text`.
     let mut line_weights: Vec<(usize, f32)> = Vec::new();
-    let text = if lines.len() > 1 {
+    // A question of several paragraphs is searched whole, like a typed
+    // query: every word of it is the user's.
+    let text = if lines.len() > 1 && !super::triage::is_all_question(&lines) {
         query.pasted = true;
         let mut text = String::new();
         for picked in super::triage::pick(&lines) {
@@ -678,6 +680,23 @@ mod tests {
         assert_eq!(lf.searched, vec![lines[1].to_string()]);
         for newline in ["\r", "\r\n"] {
             assert_eq!(parse(&lines.join(newline)), lf, "{newline:?}");
+        }
+    }
+
+    /// A question of several paragraphs is the user's words, every one of
+    /// them searched: the paragraph naming the subject has no error word.
+    #[test]
+    fn a_question_of_several_paragraphs_is_searched_whole() {
+        let q = parse(
+            "We build our training image from the CUDA runtime image and install torch with pip.\n\
+             Inside the container the profiler fails with an error about a missing library, what is missing?\n",
+        );
+        assert!(!q.pasted && q.searched.is_empty());
+        let texts = term_texts(&q);
+        for word in [
+            "training", "image", "runtime", "torch", "profiler", "library",
+        ] {
+            assert!(texts.contains(&word), "{word}: {texts:?}");
         }
     }
 
