@@ -665,3 +665,50 @@ fn same_size_damage_in_an_index_over_8_mib_is_rebuilt() {
     );
     assert!(!index.query("libcupti.so.12", 5).is_empty());
 }
+
+/// An index of one overlay folder holding `files` (path, text), in memory.
+fn index_of(files: &[(&str, &str)]) -> (tempfile::TempDir, SearchIndex) {
+    let dir = tempfile::tempdir().unwrap();
+    for (rel, text) in files {
+        write(dir.path(), rel, text);
+    }
+    let corpus = Corpus::load(&overlay(dir.path()));
+    let (index, _) = SearchIndex::build_in_memory(&corpus).unwrap();
+    (dir, index)
+}
+
+fn places(hits: &[lore::search::Hit]) -> Vec<String> {
+    hits.iter()
+        .map(|h| format!("{}#{}", h.path, h.anchor))
+        .collect()
+}
+
+/// A phrase quoted inside a question (`"device-side assert"`) once had to
+/// appear: the one section that said it, about something else, was the only
+/// hit. Quotes raise the score of a section that has the phrase; the
+/// section that answers the question is still found, and first.
+#[test]
+fn a_phrase_quoted_in_a_question_ranks_and_never_filters() {
+    let (_dir, index) = index_of(&[
+        (
+            "loss.md",
+            "# Loss functions\n\n## Labels outside the number of classes\n\nCrossEntropyLoss and NLLLoss index the class dimension with each label; a label equal to or above the number of classes reads past the end, and on the GPU the loss kernel stops the process. Check `labels.max() < num_classes` on the CPU first.\n",
+        ),
+        (
+            "kernels.md",
+            "# Writing kernels\n\n## assert in your own kernels\n\nA device-side assert in a kernel you wrote stops every later launch in the process; build with `-lineinfo` to see the line.\n",
+        ),
+    ]);
+    let question = "why do I get \"device-side assert\" when a label is above the number of classes in CrossEntropyLoss";
+    let hits = index.query(question, 10);
+    assert_eq!(
+        places(&hits),
+        vec![
+            "loss.md#labels-outside-the-number-of-classes",
+            "kernels.md#assert-in-your-own-kernels"
+        ]
+    );
+    // The quote still counts: alone, it puts the section that has it first.
+    let hits = index.query("\"device-side assert\" classes", 10);
+    assert_eq!(hits[0].path, "kernels.md", "{:?}", places(&hits));
+}

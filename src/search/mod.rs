@@ -219,13 +219,14 @@ pub const SNIPPET_CHARS: usize = 160;
 
 /// What one search pass scores: the query's words, the expansions of the
 /// word being typed (alternatives: a section earns only the best one), and the
-/// quoted phrases (required when `strict`).
+/// quoted phrases (which raise the score of a section that has them, and
+/// never filter: a phrase quoted in a question must not leave one unrelated
+/// hit).
 #[derive(Clone, Copy)]
 struct Words<'a> {
     terms: &'a [Known],
     expansions: &'a [Known],
     phrases: &'a [Vec<String>],
-    strict: bool,
     /// Common words are scored on the rarer words' best candidates only
     /// (`SearchIndex::run`); false puts them in the query.
     common_later: bool,
@@ -414,27 +415,22 @@ impl SearchIndex {
                 }
             }
         }
-        let strict = !parsed.phrases.is_empty();
         let pool = limit.max(RERANK_POOL);
-        let run = |terms: &[Known], expansions: &[Known], phrases: &[Vec<String>], strict: bool| {
+        let run = |terms: &[Known], expansions: &[Known], phrases: &[Vec<String>]| {
             let words = Words {
                 terms,
                 expansions,
                 phrases,
-                strict,
                 common_later: searcher.num_docs() >= COMMON_LATER_FROM,
             };
             self.run(&searcher, words, &filter, pool)
         };
-        let mut found = run(&terms, &expansions, &parsed.phrases, strict)?;
-        if found.is_empty() && strict {
-            found = run(&terms, &expansions, &parsed.phrases, false)?;
-        }
+        let mut found = run(&terms, &expansions, &parsed.phrases)?;
         if found.is_empty() && !parsed.terms.is_empty() {
             terms = self.fuzzy_terms(&searcher, &parsed.terms)?;
             expansions.clear();
             if !terms.is_empty() {
-                found = run(&terms, &[], &[], false)?;
+                found = run(&terms, &[], &[])?;
             }
         }
         let ranked = self.rerank(&searcher, found, parsed, &telling, unknown, limit)?;
@@ -908,7 +904,6 @@ impl SearchIndex {
             terms,
             expansions,
             phrases,
-            strict,
             common_later,
         } = words;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
@@ -978,8 +973,7 @@ impl SearchIndex {
             ));
         }
         for phrase in phrases {
-            let occur = if strict { Occur::Must } else { Occur::Should };
-            clauses.push((occur, self.phrase_query(phrase, PHRASE_BOOST)));
+            clauses.push((Occur::Should, self.phrase_query(phrase, PHRASE_BOOST)));
         }
         let scoring = clauses.len();
         for f in filter {
@@ -1336,7 +1330,6 @@ mod tests {
                     terms: &terms,
                     expansions: &[],
                     phrases: &[],
-                    strict: false,
                     common_later,
                 };
                 index.run(&searcher, words, &no_filter, limit).unwrap()

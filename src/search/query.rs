@@ -1,5 +1,6 @@
 //! What a user typed or pasted, turned into weighted search terms. A query is
-//! free text: the OR of its terms, with `"quoted phrases"`, `kind:drop` and
+//! free text: the OR of its terms, with `"quoted phrases"` (a section that
+//! has one ranks higher; none is filtered out), `kind:drop` and
 //! `path:cuda/` filters, and the last word also matched as a prefix while it
 //! is being typed. Pasted terminal output is cleaned first: escape codes,
 //! timestamps, hex addresses, `file:line:col` numbers, long path prefixes and
@@ -50,8 +51,8 @@ pub struct QueryTerm {
 pub struct ParsedQuery {
     /// Distinct terms, in the order they first appear.
     pub terms: Vec<QueryTerm>,
-    /// Quoted phrases, as words (lower-cased). A one-word phrase is a word
-    /// that must appear.
+    /// Quoted phrases, as words (lower-cased). A section that has one
+    /// ranks higher; one without it is still found by the phrase's words.
     pub phrases: Vec<Vec<String>>,
     /// `kind:` filters (any of them).
     pub kinds: Vec<Kind>,
