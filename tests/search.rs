@@ -712,3 +712,36 @@ fn a_phrase_quoted_in_a_question_ranks_and_never_filters() {
     let hits = index.query("\"device-side assert\" classes", 10);
     assert_eq!(hits[0].path, "kernels.md", "{:?}", places(&hits));
 }
+
+/// A document's `## Sources` section is a list of links: it names the
+/// thread titles of everything the document covers, so it once reached the
+/// top 3 for queries no label pointed at it. It ranks only for a query that
+/// names a URL or asks for sources.
+#[test]
+fn a_sources_section_ranks_only_when_sources_are_asked_for() {
+    let (_dir, index) = index_of(&[(
+        "cudnn.md",
+        "# cuDNN in containers\n\n## Version mismatch at import\n\nThe wheel's cuDNN is older than the one the image put first on the loader path.\n\n## Sources\n\n- https://github.com/example/images/issues/12 — cuDNN version mismatch in containers at import\n- https://docs.example.org/cudnn/support-matrix.html — cuDNN version support matrix\n",
+    )]);
+    let hits = index.query("cuDNN version mismatch in containers at import", 10);
+    assert_eq!(places(&hits)[0], "cudnn.md#version-mismatch-at-import");
+    assert!(
+        !places(&hits).contains(&"cudnn.md#sources".to_string()),
+        "{:?}",
+        places(&hits)
+    );
+    for asking in [
+        "sources for cuDNN version mismatch",
+        "https://github.com/example/images/issues/12",
+    ] {
+        let hits = index.query(asking, 10);
+        assert!(
+            places(&hits).contains(&"cudnn.md#sources".to_string()),
+            "{asking}: {:?}",
+            places(&hits)
+        );
+    }
+    // A query only the list of sources answers still finds it.
+    let hits = index.query("support matrix", 10);
+    assert_eq!(places(&hits), vec!["cudnn.md#sources"]);
+}

@@ -416,21 +416,37 @@ impl SearchIndex {
             }
         }
         let pool = limit.max(RERANK_POOL);
-        let run = |terms: &[Known], expansions: &[Known], phrases: &[Vec<String>]| {
+        // A document's list of sources is found only by a query that names
+        // a URL or asks for sources, or when nothing else matches.
+        let sources = Term::from_field_text(self.fields.role, schema::SOURCES_ROLE);
+        let no_sources: Box<dyn Query> =
+            Box::new(TermQuery::new(sources, IndexRecordOption::Basic));
+        let mut exclude = (!parsed.wants_sources).then_some(no_sources);
+        let run = |terms: &[Known],
+                   expansions: &[Known],
+                   phrases: &[Vec<String>],
+                   exclude: Option<&dyn Query>| {
             let words = Words {
                 terms,
                 expansions,
                 phrases,
                 common_later: searcher.num_docs() >= COMMON_LATER_FROM,
             };
-            self.run(&searcher, words, &filter, pool)
+            self.run(&searcher, words, &filter, exclude, pool)
         };
-        let mut found = run(&terms, &expansions, &parsed.phrases)?;
+        let mut found = run(&terms, &expansions, &parsed.phrases, exclude.as_deref())?;
+        if found.is_empty() && exclude.is_some() {
+            exclude = None;
+            found = run(&terms, &expansions, &parsed.phrases, None)?;
+        }
         if found.is_empty() && !parsed.terms.is_empty() {
             terms = self.fuzzy_terms(&searcher, &parsed.terms)?;
             expansions.clear();
             if !terms.is_empty() {
-                found = run(&terms, &[], &[])?;
+                found = run(&terms, &[], &[], exclude.as_deref())?;
+                if found.is_empty() && exclude.is_some() {
+                    found = run(&terms, &[], &[], None)?;
+                }
             }
         }
         let ranked = self.rerank(&searcher, found, parsed, &telling, unknown, limit)?;
@@ -898,6 +914,7 @@ impl SearchIndex {
         searcher: &Searcher,
         words: Words<'_>,
         filter: &[Box<dyn Query>],
+        exclude: Option<&dyn Query>,
         limit: usize,
     ) -> tantivy::Result<Vec<(f32, DocAddress)>> {
         let Words {
@@ -981,6 +998,9 @@ impl SearchIndex {
                 Occur::Must,
                 Box::new(ConstScoreQuery::new(f.box_clone(), 0.0)),
             ));
+        }
+        if let Some(exclude) = exclude {
+            clauses.push((Occur::MustNot, exclude.box_clone()));
         }
         if clauses.is_empty() || (scoring == 0 && filter.is_empty()) {
             return Ok(Vec::new());
@@ -1332,7 +1352,9 @@ mod tests {
                     phrases: &[],
                     common_later,
                 };
-                index.run(&searcher, words, &no_filter, limit).unwrap()
+                index
+                    .run(&searcher, words, &no_filter, None, limit)
+                    .unwrap()
             };
             // Every section the query finds, with its score.
             let all = run(false, searcher.num_docs() as usize);

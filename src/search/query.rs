@@ -72,6 +72,10 @@ pub struct ParsedQuery {
     /// How many words and identifiers the query has, stop words included
     /// (`libcupti.so.12` is one).
     pub chunks: usize,
+    /// The query names a URL or asks for sources: a document's `## Sources`
+    /// section (a list of links) may answer it. Other queries never see
+    /// those sections unless nothing else matches.
+    pub wants_sources: bool,
 }
 
 impl ParsedQuery {
@@ -226,6 +230,14 @@ pub fn parse(input: &str) -> ParsedQuery {
     if query.terms.is_empty() && query.phrases.is_empty() {
         query.terms = stop_only;
     }
+    // Before cleaning, which cuts URLs as it cuts paths; of a log, the
+    // lines searched (apt's `Get:1 http://…` progress names no URL the user
+    // asks about).
+    query.wants_sources = if query.pasted {
+        query.searched.iter().any(|l| wants_sources(l))
+    } else {
+        wants_sources(input)
+    };
     // The last identifier, if nothing but joiners follows it: `libcupti.s`
     // expands to `libcupti.so.12`, `sm_9` to `sm_90`.
     if ends_open
@@ -239,6 +251,41 @@ pub fn parse(input: &str) -> ParsedQuery {
         query.prefix = Some(last.text);
     }
     query
+}
+
+/// Words that ask where something comes from.
+const SOURCE_WORDS: &[&str] = &[
+    "bibliography",
+    "citation",
+    "citations",
+    "cite",
+    "cited",
+    "references",
+    "sources",
+    "url",
+    "urls",
+];
+
+/// True when `text` asks for sources (`sources`, `references`, `cite`…) or
+/// is about a URL: one or more URLs (`https://…`, `www.…`) and at most two
+/// other words. An error message that merely ends in a link to the
+/// documentation (PyTorch's out-of-memory message does) is not about it.
+pub fn wants_sources(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let is_url = |w: &str| w.contains("://") || w.starts_with("www.");
+    let words = || {
+        lower
+            .split_whitespace()
+            .map(|w| w.trim_matches(['(', ')', '<', '>', '"', '\'', ',']))
+    };
+    let urls = words().filter(|w| is_url(w)).count();
+    let others = words()
+        .filter(|w| !is_url(w) && w.chars().any(char::is_alphanumeric))
+        .count();
+    (urls > 0 && others <= 2)
+        || lower
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| SOURCE_WORDS.contains(&w))
 }
 
 /// The lines of `text`, split at CR, CRLF and LF alike: GNOME Terminal and
@@ -699,6 +746,19 @@ mod tests {
         ] {
             assert!(texts.contains(&word), "{word}: {texts:?}");
         }
+    }
+
+    /// Sources are asked for by name, or by a query about a URL; an error
+    /// message that ends in a link to the documentation is not about it.
+    #[test]
+    fn sources_are_wanted_when_asked_for_or_for_a_url() {
+        assert!(parse("sources on cupti").wants_sources);
+        assert!(parse("https://github.com/pytorch/pytorch/issues/106494").wants_sources);
+        assert!(!parse("cupti source build").wants_sources);
+        assert!(
+            !parse("CUDA out of memory. Tried to allocate 2.00 GiB. See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)")
+                .wants_sources
+        );
     }
 
     #[test]
