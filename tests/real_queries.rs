@@ -42,6 +42,11 @@ struct Case {
 /// Hits looked at for the reciprocal rank.
 const DEPTH: usize = 10;
 
+/// At most this many queries may have one section in their top 3 whose
+/// file none of their labels names: a guard against hub sections (7 when
+/// it was set; `tests/search.rs` tests the traceback hubs of issue #25).
+const MAX_UNRELATED: usize = 7;
+
 /// Held-out floors: (file hit@3, section hit@3, questions' section hit@3),
 /// the goals of issue #19. Measured on 2026-11-23: 0.97, 0.92, 0.88.
 const HOLDOUT_FLOORS: (f64, f64, f64) = (0.95, 0.85, 0.70);
@@ -170,6 +175,9 @@ fn real_queries_land_on_the_answering_section() {
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
     let mut misses = Vec::new();
     let mut uncovered = 0;
+    // Sections in the top 3 of queries whose labels name another file, and
+    // which queries (a hub: one section that many unrelated queries reach).
+    let mut unrelated: BTreeMap<String, Vec<&str>> = BTreeMap::new();
     // Queries with a document's list of sources in their top 3.
     let mut sources_ranked = Vec::new();
     for case in &set.query {
@@ -182,6 +190,16 @@ fn real_queries_land_on_the_answering_section() {
             let section = hit.heading.rsplit(HEADING_SEPARATOR).next().unwrap_or("");
             if is_sources_heading(section) {
                 sources_ranked.push(format!("{} ({}#{})", case.id, hit.path, hit.anchor));
+            }
+            if !case
+                .expect
+                .iter()
+                .any(|l| l.split('#').next() == Some(hit.path.as_str()))
+            {
+                unrelated
+                    .entry(format!("{}#{}", hit.path, hit.anchor))
+                    .or_default()
+                    .push(&case.id);
             }
         }
         let file_rank = hits.iter().position(|h| {
@@ -231,6 +249,17 @@ fn real_queries_land_on_the_answering_section() {
         );
     }
 
+    let mut hubs: Vec<(&String, &Vec<&str>)> = unrelated.iter().collect();
+    hubs.sort_by_key(|(section, ids)| (std::cmp::Reverse(ids.len()), *section));
+    println!("sections most often in the top 3 of queries about another file:");
+    for (section, ids) in hubs.iter().take(5) {
+        println!("  {:>3}  {section}  ({})", ids.len(), ids.join(" "));
+    }
+    let widest = hubs.first().map_or(0, |(_, ids)| ids.len());
+    assert!(
+        widest <= MAX_UNRELATED,
+        "a section is in the top 3 of {widest} queries about other files (at most {MAX_UNRELATED})"
+    );
     println!(
         "queries with a Sources section in the top 3: {} {sources_ranked:?}",
         sources_ranked.len()

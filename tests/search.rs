@@ -745,3 +745,123 @@ fn a_sources_section_ranks_only_when_sources_are_asked_for() {
     let hits = index.query("support matrix", 10);
     assert_eq!(places(&hits), vec!["cudnn.md#sources"]);
 }
+
+/// Pasted Python tracebacks of unrelated errors, written for this test in
+/// the shape Python and PyTorch print them: the header, frames with their
+/// source lines (none for `python -c`'s `<string>`), the error, and
+/// PyTorch's advice after a CUDA error.
+fn traceback(frames: &[(&str, &str)], error: &str, cuda_advice: bool) -> String {
+    let mut text = String::from("Traceback (most recent call last):\n");
+    for (i, (file, source)) in frames.iter().enumerate() {
+        text.push_str(&format!(
+            "  File \"{file}\", line {}, in step_{i}\n",
+            40 + 17 * i
+        ));
+        if !source.is_empty() {
+            text.push_str(&format!("    {source}\n"));
+        }
+    }
+    text.push_str(error);
+    text.push('\n');
+    if cuda_advice {
+        text.push_str("CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n");
+    }
+    text
+}
+
+/// The words of `Traceback (most recent call last):`, of a frame's source
+/// line and of PyTorch's advice after every CUDA error stand side by side in
+/// every section quoting a traceback: searching them made two long sections
+/// (cuda/30's ninja wrapper, CUPTI's "What happens without it") top hits
+/// for a third of all pasted tracebacks, whatever their error. Those lines
+/// are said around every error, so they are not searched.
+#[test]
+fn lines_printed_around_every_error_make_no_section_a_hub() {
+    let index = shipped();
+    let app = "/home/dev/project/src/app";
+    let venv = "/home/dev/.venv/lib/python3.12/site-packages/torch";
+    let pastes = [
+        traceback(
+            &[(&format!("{app}/train.py"), "loss = criterion(out, y)")],
+            "RuntimeError: expected scalar type Float but found Half",
+            false,
+        ),
+        traceback(
+            &[("<string>", "")],
+            "ValueError: too many values to unpack (expected 2)",
+            false,
+        ),
+        traceback(
+            &[(
+                &format!("{app}/load.py"),
+                "model.load_state_dict(ckpt[\"state_dict\"])",
+            )],
+            "KeyError: 'state_dict'",
+            false,
+        ),
+        traceback(
+            &[
+                (&format!("{app}/train.py"), "out = model(x)"),
+                (
+                    &format!("{venv}/nn/modules/module.py"),
+                    "return forward_call(*args, **kwargs)",
+                ),
+            ],
+            "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+            false,
+        ),
+        traceback(
+            &[(&format!("{app}/main.py"), "model = torch.compile(model)")],
+            "AttributeError: module 'torch' has no attribute 'compile'",
+            false,
+        ),
+        traceback(
+            &[(&format!("{app}/train.py"), "loss.backward()")],
+            "RuntimeError: CUDA error: an illegal memory access was encountered",
+            true,
+        ),
+        traceback(
+            &[
+                ("<string>", ""),
+                (
+                    &format!("{app}/export.py"),
+                    "torch.onnx.export(model, x, path)",
+                ),
+            ],
+            "ModuleNotFoundError: No module named 'onnx'",
+            false,
+        ),
+        traceback(
+            &[("<string>", "")],
+            "RuntimeError: The size of tensor a (64) must match the size of tensor b (32) at non-singleton dimension 0",
+            false,
+        ),
+        traceback(
+            &[
+                (&format!("{app}/train.py"), "opt.step()"),
+                (
+                    &format!("{venv}/optim/adam.py"),
+                    "torch._foreach_add_(state_steps, 1)",
+                ),
+            ],
+            "RuntimeError: CUDA error: misaligned address",
+            true,
+        ),
+    ];
+    let mut top3: std::collections::BTreeMap<String, usize> = Default::default();
+    for paste in &pastes {
+        for hit in index.query(paste, 3) {
+            *top3
+                .entry(format!("{}#{}", hit.path, hit.anchor))
+                .or_default() += 1;
+        }
+    }
+    let widest = top3.iter().max_by_key(|(_, n)| **n).unwrap();
+    assert!(
+        *widest.1 <= 2,
+        "{} is in the top 3 of {} of {} unrelated tracebacks: {top3:#?}",
+        widest.0,
+        widest.1,
+        pastes.len()
+    );
+}

@@ -71,9 +71,16 @@ pub fn pick(lines: &[&str]) -> Vec<Picked> {
     let question = is_question(lines);
     let kinds: Vec<LineKind> = lines
         .iter()
-        .map(|l| {
+        .enumerate()
+        .map(|(i, l)| {
             if question && is_own_words(l) {
                 LineKind::OwnWords
+            } else if i > 0 && is_frame(lines[i - 1]) && indent(l) > indent(lines[i - 1]) {
+                // The source line a traceback shows under a frame, indented
+                // below it (`raise ValueError(f"…")`), is code, not the
+                // message. (A frame of `python -c` shows none: the error
+                // follows it.)
+                LineKind::Noise
             } else {
                 classify(l)
             }
@@ -242,6 +249,18 @@ fn is_own_words(line: &str) -> bool {
             && matches!(classify(line), LineKind::Plain | LineKind::Hint))
 }
 
+/// How many spaces or tabs `line` starts with.
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start_matches([' ', '\t']).len()
+}
+
+/// A Python traceback's frame: `  File "/x/y.py", line 12, in f`.
+fn is_frame(line: &str) -> bool {
+    line.trim_start()
+        .strip_prefix("File \"")
+        .is_some_and(|rest| rest.contains("\", line "))
+}
+
 /// What `line` is; see the module documentation.
 pub fn classify(line: &str) -> LineKind {
     // The classic builder's `Step 3/12 : RUN …` only says which step runs.
@@ -381,6 +400,17 @@ const NOISE_STARTS: &[&str] = &[
     "-- Check if compiler",
 ];
 
+/// The lines printed around an error, the same for every error of a kind:
+/// Python's around a traceback's frames, PyTorch's after any CUDA error.
+const TRACEBACK_SCAFFOLDING: &[&str] = &[
+    "Traceback (most recent call last)",
+    "During handling of the above exception, another exception occurred",
+    "The above exception was the direct cause of the following exception",
+    "CUDA kernel errors might be asynchronously reported at some other API call",
+    "For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
+    "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions",
+];
+
 /// Harmless lines recognised by a word inside them.
 fn is_noise(body: &str) -> bool {
     if NOISE_STARTS.iter().any(|s| body.starts_with(s)) {
@@ -409,6 +439,13 @@ fn is_noise(body: &str) -> bool {
         return true;
     }
     if body.contains("Failed to open libibverbs.so") || body.contains("libnccl-net.so") {
+        return true;
+    }
+    // What is printed around every error: the words of `Traceback (most
+    // recent call last):` stand side by side in every section that quotes a
+    // traceback, so searching them made a few long sections the top hits
+    // for any pasted traceback, whatever its error.
+    if TRACEBACK_SCAFFOLDING.iter().any(|s| body.starts_with(s)) {
         return true;
     }
     // Progress bars: pip's `━━━━` and tqdm's `|█████|`, `45%|`.
@@ -517,9 +554,35 @@ mod tests {
             "Collecting error-reporting-helpers==1.0",
             "-- Performing Test CMAKE_HAVE_LIBC_PTHREAD - Failed",
             "-- Looking for pthread_create in pthreads - not found",
+            "Traceback (most recent call last):",
+            "During handling of the above exception, another exception occurred:",
+            "For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
         ] {
             assert_eq!(classify(line), LineKind::Noise, "{line}");
         }
+    }
+
+    /// The source line a traceback prints under a frame is code, however
+    /// many error words it holds; a frame of `python -c` has none, and the
+    /// error follows it.
+    #[test]
+    fn a_frames_source_line_is_not_searched() {
+        let lines = [
+            "  File \"/x/torch/cuda/memory.py\", line 191, in set_fraction",
+            "    raise ValueError(f\"Invalid fraction value: {fraction}\")",
+            "ValueError: Invalid fraction value: 1.5. Allowed range: 0~1",
+        ];
+        let picked = pick(&lines);
+        assert_eq!(picked.len(), 1, "{picked:?}");
+        assert!(picked[0].line.starts_with("ValueError"));
+        let lines = [
+            "Traceback (most recent call last):",
+            "  File \"<string>\", line 1, in <module>",
+            "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)",
+        ];
+        let picked = pick(&lines);
+        assert_eq!(picked.len(), 1, "{picked:?}");
+        assert!(picked[0].line.starts_with("RuntimeError"));
     }
 
     #[test]
