@@ -13,6 +13,7 @@
 use std::collections::BTreeMap;
 
 use lore::corpus::{Corpus, Document};
+use lore::search::schema::{HEADING_SEPARATOR, is_sources_heading};
 use lore::search::{Hit, SearchIndex};
 use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
 use serde::Deserialize;
@@ -40,6 +41,11 @@ struct Case {
 
 /// Hits looked at for the reciprocal rank.
 const DEPTH: usize = 10;
+
+/// At most this many queries may have one section in their top 3 whose
+/// file none of their labels names: a guard against hub sections (7 when
+/// it was set; `tests/search.rs` tests the traceback hubs of issue #25).
+const MAX_UNRELATED: usize = 7;
 
 /// Held-out floors: (file hit@3, section hit@3, questions' section hit@3),
 /// the goals of issue #19. Measured on 2026-11-23: 0.97, 0.92, 0.88.
@@ -169,12 +175,33 @@ fn real_queries_land_on_the_answering_section() {
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
     let mut misses = Vec::new();
     let mut uncovered = 0;
+    // Sections in the top 3 of queries whose labels name another file, and
+    // which queries (a hub: one section that many unrelated queries reach).
+    let mut unrelated: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    // Queries with a document's list of sources in their top 3.
+    let mut sources_ranked = Vec::new();
     for case in &set.query {
         if case.uncovered {
             uncovered += 1;
             continue;
         }
         let hits = index.query(&case.q, DEPTH);
+        for hit in hits.iter().take(3) {
+            let section = hit.heading.rsplit(HEADING_SEPARATOR).next().unwrap_or("");
+            if is_sources_heading(section) {
+                sources_ranked.push(format!("{} ({}#{})", case.id, hit.path, hit.anchor));
+            }
+            if !case
+                .expect
+                .iter()
+                .any(|l| l.split('#').next() == Some(hit.path.as_str()))
+            {
+                unrelated
+                    .entry(format!("{}#{}", hit.path, hit.anchor))
+                    .or_default()
+                    .push(&case.id);
+            }
+        }
         let file_rank = hits.iter().position(|h| {
             case.expect
                 .iter()
@@ -221,6 +248,28 @@ fn real_queries_land_on_the_answering_section() {
             misses.join("\n")
         );
     }
+
+    let mut hubs: Vec<(&String, &Vec<&str>)> = unrelated.iter().collect();
+    hubs.sort_by_key(|(section, ids)| (std::cmp::Reverse(ids.len()), *section));
+    println!("sections most often in the top 3 of queries about another file:");
+    for (section, ids) in hubs.iter().take(5) {
+        println!("  {:>3}  {section}  ({})", ids.len(), ids.join(" "));
+    }
+    let widest = hubs.first().map_or(0, |(_, ids)| ids.len());
+    assert!(
+        widest <= MAX_UNRELATED,
+        "a section is in the top 3 of {widest} queries about other files (at most {MAX_UNRELATED})"
+    );
+    println!(
+        "queries with a Sources section in the top 3: {} {sources_ranked:?}",
+        sources_ranked.len()
+    );
+    // No label names a document's list of sources, and no query here asks
+    // for one (24 of the 174 had one in their top 3 before issue #25).
+    assert!(
+        sources_ranked.is_empty(),
+        "Sources sections rank for queries that ask for none: {sources_ranked:?}"
+    );
 
     let holdout = tallies.get("holdout all").copied().unwrap_or_default();
     let questions = tallies.get("holdout question").copied().unwrap_or_default();

@@ -665,3 +665,203 @@ fn same_size_damage_in_an_index_over_8_mib_is_rebuilt() {
     );
     assert!(!index.query("libcupti.so.12", 5).is_empty());
 }
+
+/// An index of one overlay folder holding `files` (path, text), in memory.
+fn index_of(files: &[(&str, &str)]) -> (tempfile::TempDir, SearchIndex) {
+    let dir = tempfile::tempdir().unwrap();
+    for (rel, text) in files {
+        write(dir.path(), rel, text);
+    }
+    let corpus = Corpus::load(&overlay(dir.path()));
+    let (index, _) = SearchIndex::build_in_memory(&corpus).unwrap();
+    (dir, index)
+}
+
+fn places(hits: &[lore::search::Hit]) -> Vec<String> {
+    hits.iter()
+        .map(|h| format!("{}#{}", h.path, h.anchor))
+        .collect()
+}
+
+/// A phrase quoted inside a question (`"device-side assert"`) once had to
+/// appear: the one section that said it, about something else, was the only
+/// hit. Quotes raise the score of a section that has the phrase; the
+/// section that answers the question is still found, and first.
+#[test]
+fn a_phrase_quoted_in_a_question_ranks_and_never_filters() {
+    let (_dir, index) = index_of(&[
+        (
+            "loss.md",
+            "# Loss functions\n\n## Labels outside the number of classes\n\nCrossEntropyLoss and NLLLoss index the class dimension with each label; a label equal to or above the number of classes reads past the end, and on the GPU the loss kernel stops the process. Check `labels.max() < num_classes` on the CPU first.\n",
+        ),
+        (
+            "kernels.md",
+            "# Writing kernels\n\n## assert in your own kernels\n\nA device-side assert in a kernel you wrote stops every later launch in the process; build with `-lineinfo` to see the line.\n",
+        ),
+    ]);
+    let question = "why do I get \"device-side assert\" when a label is above the number of classes in CrossEntropyLoss";
+    let hits = index.query(question, 10);
+    assert_eq!(
+        places(&hits),
+        vec![
+            "loss.md#labels-outside-the-number-of-classes",
+            "kernels.md#assert-in-your-own-kernels"
+        ]
+    );
+    // The quote still counts: alone, it puts the section that has it first.
+    let hits = index.query("\"device-side assert\" classes", 10);
+    assert_eq!(hits[0].path, "kernels.md", "{:?}", places(&hits));
+}
+
+/// A document's `## Sources` section is a list of links: it names the
+/// thread titles of everything the document covers, so it once reached the
+/// top 3 for queries no label pointed at it. It ranks only for a query that
+/// names a URL or asks for sources.
+#[test]
+fn a_sources_section_ranks_only_when_sources_are_asked_for() {
+    let (_dir, index) = index_of(&[(
+        "cudnn.md",
+        "# cuDNN in containers\n\n## Version mismatch at import\n\nThe wheel's cuDNN is older than the one the image put first on the loader path.\n\n## Sources\n\n- https://github.com/example/images/issues/12 — cuDNN version mismatch in containers at import\n- https://docs.example.org/cudnn/support-matrix.html — cuDNN version support matrix\n",
+    )]);
+    let hits = index.query("cuDNN version mismatch in containers at import", 10);
+    assert_eq!(places(&hits)[0], "cudnn.md#version-mismatch-at-import");
+    assert!(
+        !places(&hits).contains(&"cudnn.md#sources".to_string()),
+        "{:?}",
+        places(&hits)
+    );
+    for asking in [
+        "sources for cuDNN version mismatch",
+        "https://github.com/example/images/issues/12",
+    ] {
+        let hits = index.query(asking, 10);
+        assert!(
+            places(&hits).contains(&"cudnn.md#sources".to_string()),
+            "{asking}: {:?}",
+            places(&hits)
+        );
+    }
+    // A query only the list of sources answers still finds it.
+    let hits = index.query("support matrix", 10);
+    assert_eq!(places(&hits), vec!["cudnn.md#sources"]);
+}
+
+/// Pasted Python tracebacks of unrelated errors, written for this test in
+/// the shape Python and PyTorch print them: the header, frames with their
+/// source lines (none for `python -c`'s `<string>`), the error, and
+/// PyTorch's advice after a CUDA error.
+fn traceback(frames: &[(&str, &str)], error: &str, cuda_advice: bool) -> String {
+    let mut text = String::from("Traceback (most recent call last):\n");
+    for (i, (file, source)) in frames.iter().enumerate() {
+        text.push_str(&format!(
+            "  File \"{file}\", line {}, in step_{i}\n",
+            40 + 17 * i
+        ));
+        if !source.is_empty() {
+            text.push_str(&format!("    {source}\n"));
+        }
+    }
+    text.push_str(error);
+    text.push('\n');
+    if cuda_advice {
+        text.push_str("CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n");
+    }
+    text
+}
+
+/// The words of `Traceback (most recent call last):`, of a frame's source
+/// line and of PyTorch's advice after every CUDA error stand side by side in
+/// every section quoting a traceback: searching them made two long sections
+/// (cuda/30's ninja wrapper, CUPTI's "What happens without it") top hits
+/// for a third of all pasted tracebacks, whatever their error. Those lines
+/// are said around every error, so they are not searched.
+#[test]
+fn lines_printed_around_every_error_make_no_section_a_hub() {
+    let index = shipped();
+    let app = "/home/dev/project/src/app";
+    let venv = "/home/dev/.venv/lib/python3.12/site-packages/torch";
+    let pastes = [
+        traceback(
+            &[(&format!("{app}/train.py"), "loss = criterion(out, y)")],
+            "RuntimeError: expected scalar type Float but found Half",
+            false,
+        ),
+        traceback(
+            &[("<string>", "")],
+            "ValueError: too many values to unpack (expected 2)",
+            false,
+        ),
+        traceback(
+            &[(
+                &format!("{app}/load.py"),
+                "model.load_state_dict(ckpt[\"state_dict\"])",
+            )],
+            "KeyError: 'state_dict'",
+            false,
+        ),
+        traceback(
+            &[
+                (&format!("{app}/train.py"), "out = model(x)"),
+                (
+                    &format!("{venv}/nn/modules/module.py"),
+                    "return forward_call(*args, **kwargs)",
+                ),
+            ],
+            "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+            false,
+        ),
+        traceback(
+            &[(&format!("{app}/main.py"), "model = torch.compile(model)")],
+            "AttributeError: module 'torch' has no attribute 'compile'",
+            false,
+        ),
+        traceback(
+            &[(&format!("{app}/train.py"), "loss.backward()")],
+            "RuntimeError: CUDA error: an illegal memory access was encountered",
+            true,
+        ),
+        traceback(
+            &[
+                ("<string>", ""),
+                (
+                    &format!("{app}/export.py"),
+                    "torch.onnx.export(model, x, path)",
+                ),
+            ],
+            "ModuleNotFoundError: No module named 'onnx'",
+            false,
+        ),
+        traceback(
+            &[("<string>", "")],
+            "RuntimeError: The size of tensor a (64) must match the size of tensor b (32) at non-singleton dimension 0",
+            false,
+        ),
+        traceback(
+            &[
+                (&format!("{app}/train.py"), "opt.step()"),
+                (
+                    &format!("{venv}/optim/adam.py"),
+                    "torch._foreach_add_(state_steps, 1)",
+                ),
+            ],
+            "RuntimeError: CUDA error: misaligned address",
+            true,
+        ),
+    ];
+    let mut top3: std::collections::BTreeMap<String, usize> = Default::default();
+    for paste in &pastes {
+        for hit in index.query(paste, 3) {
+            *top3
+                .entry(format!("{}#{}", hit.path, hit.anchor))
+                .or_default() += 1;
+        }
+    }
+    let widest = top3.iter().max_by_key(|(_, n)| **n).unwrap();
+    assert!(
+        *widest.1 <= 2,
+        "{} is in the top 3 of {} of {} unrelated tracebacks: {top3:#?}",
+        widest.0,
+        widest.1,
+        pastes.len()
+    );
+}

@@ -477,3 +477,48 @@ fn cjk_characters_are_found_inside_a_run() {
     assert!(first_hit("Docker ビルド").starts_with("ja.md:3"), "mixed");
     assert!(first_hit("驱").starts_with("zh.md:3"), "one character");
 }
+
+/// GNOME Terminal and other VTE terminals, and tmux's paste, send a carriage
+/// return for each line break; a log saved on Windows ends its lines in
+/// CRLF. `lore search -` triages such a log line by line, as it does one
+/// with line feeds, and finds the same sections.
+#[test]
+fn a_log_with_carriage_returns_for_line_breaks_is_triaged_by_line() {
+    let home = home();
+    let log = [
+        "#8 [4/6] RUN python setup.py build_ext",
+        "#8 1.402 running build_ext",
+        "#8 3.118 building 'my_ext' extension",
+        "#8 5.713 nvcc fatal   : Unsupported gpu architecture 'compute_35'",
+        "#8 ERROR: process \"/bin/sh -c python setup.py build_ext\" did not complete successfully: exit code: 1",
+    ];
+    let search = |text: String| {
+        let out = lore(&home)
+            .args(["search", "--json", "--limit", "5", "-"])
+            .write_stdin(text)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        let hits: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let hits = hits.as_array().unwrap().clone();
+        let searched: Vec<String> = hits[0]["searched"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l.as_str().unwrap().to_string())
+            .collect();
+        let places: Vec<String> = hits
+            .iter()
+            .map(|h| format!("{}#{}", h["path"], h["anchor"]))
+            .collect();
+        (searched, places)
+    };
+    let (lf_searched, lf_hits) = search(log.join("\n"));
+    assert_eq!(lf_searched.len(), 2, "{lf_searched:?}");
+    assert!(lf_searched[0].contains("Unsupported gpu architecture"));
+    for newline in ["\r", "\r\n"] {
+        let (searched, hits) = search(log.join(newline));
+        assert_eq!(searched, lf_searched, "lines ended by {newline:?}");
+        assert_eq!(hits, lf_hits, "lines ended by {newline:?}");
+    }
+}

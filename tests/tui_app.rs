@@ -559,6 +559,29 @@ fn a_pasted_build_log_of_any_size_is_triaged_and_its_lines_shown() {
     assert!(shown.contains("cut to its last 1 MB"), "{shown}");
 }
 
+/// GNOME Terminal and other VTE terminals, and tmux's paste, send a carriage
+/// return for each line break. The search box keeps them as line breaks,
+/// so a pasted build log is triaged line by line (its failing line searched
+/// and shown) instead of read as one long line.
+#[test]
+fn a_log_pasted_with_carriage_returns_is_triaged_by_line() {
+    let mut a = app();
+    let index = common::ready_index(&mut a);
+    let log = [
+        "#8 [4/6] RUN python setup.py build_ext",
+        "#8 1.402 running build_ext",
+        "#8 5.713 nvcc fatal   : Unsupported gpu architecture 'compute_35'",
+        "#8 ERROR: process \"/bin/sh -c python setup.py build_ext\" did not complete successfully: exit code: 1",
+    ];
+    a.update(Action::Paste(log.join("\r")));
+    assert_eq!(a.search.input.text, log.join("\n"));
+    common::pump(&mut a, &index);
+    assert_eq!(a.search.searched.len(), 2, "{:?}", a.search.searched);
+    assert!(a.search.searched[0].contains("Unsupported gpu architecture"));
+    let shown = screen(&a);
+    assert!(shown.contains("searched: #8 5.713 nvcc fatal"), "{shown}");
+}
+
 #[test]
 fn the_search_box_edits_at_the_cursor() {
     let mut a = app();

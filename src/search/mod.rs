@@ -219,13 +219,14 @@ pub const SNIPPET_CHARS: usize = 160;
 
 /// What one search pass scores: the query's words, the expansions of the
 /// word being typed (alternatives: a section earns only the best one), and the
-/// quoted phrases (required when `strict`).
+/// quoted phrases (which raise the score of a section that has them, and
+/// never filter: a phrase quoted in a question must not leave one unrelated
+/// hit).
 #[derive(Clone, Copy)]
 struct Words<'a> {
     terms: &'a [Known],
     expansions: &'a [Known],
     phrases: &'a [Vec<String>],
-    strict: bool,
     /// Common words are scored on the rarer words' best candidates only
     /// (`SearchIndex::run`); false puts them in the query.
     common_later: bool,
@@ -414,27 +415,38 @@ impl SearchIndex {
                 }
             }
         }
-        let strict = !parsed.phrases.is_empty();
         let pool = limit.max(RERANK_POOL);
-        let run = |terms: &[Known], expansions: &[Known], phrases: &[Vec<String>], strict: bool| {
+        // A document's list of sources is found only by a query that names
+        // a URL or asks for sources, or when nothing else matches.
+        let sources = Term::from_field_text(self.fields.role, schema::SOURCES_ROLE);
+        let no_sources: Box<dyn Query> =
+            Box::new(TermQuery::new(sources, IndexRecordOption::Basic));
+        let mut exclude = (!parsed.wants_sources).then_some(no_sources);
+        let run = |terms: &[Known],
+                   expansions: &[Known],
+                   phrases: &[Vec<String>],
+                   exclude: Option<&dyn Query>| {
             let words = Words {
                 terms,
                 expansions,
                 phrases,
-                strict,
                 common_later: searcher.num_docs() >= COMMON_LATER_FROM,
             };
-            self.run(&searcher, words, &filter, pool)
+            self.run(&searcher, words, &filter, exclude, pool)
         };
-        let mut found = run(&terms, &expansions, &parsed.phrases, strict)?;
-        if found.is_empty() && strict {
-            found = run(&terms, &expansions, &parsed.phrases, false)?;
+        let mut found = run(&terms, &expansions, &parsed.phrases, exclude.as_deref())?;
+        if found.is_empty() && exclude.is_some() {
+            exclude = None;
+            found = run(&terms, &expansions, &parsed.phrases, None)?;
         }
         if found.is_empty() && !parsed.terms.is_empty() {
             terms = self.fuzzy_terms(&searcher, &parsed.terms)?;
             expansions.clear();
             if !terms.is_empty() {
-                found = run(&terms, &[], &[], false)?;
+                found = run(&terms, &[], &[], exclude.as_deref())?;
+                if found.is_empty() && exclude.is_some() {
+                    found = run(&terms, &[], &[], None)?;
+                }
             }
         }
         let ranked = self.rerank(&searcher, found, parsed, &telling, unknown, limit)?;
@@ -902,13 +914,13 @@ impl SearchIndex {
         searcher: &Searcher,
         words: Words<'_>,
         filter: &[Box<dyn Query>],
+        exclude: Option<&dyn Query>,
         limit: usize,
     ) -> tantivy::Result<Vec<(f32, DocAddress)>> {
         let Words {
             terms,
             expansions,
             phrases,
-            strict,
             common_later,
         } = words;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
@@ -978,8 +990,7 @@ impl SearchIndex {
             ));
         }
         for phrase in phrases {
-            let occur = if strict { Occur::Must } else { Occur::Should };
-            clauses.push((occur, self.phrase_query(phrase, PHRASE_BOOST)));
+            clauses.push((Occur::Should, self.phrase_query(phrase, PHRASE_BOOST)));
         }
         let scoring = clauses.len();
         for f in filter {
@@ -987,6 +998,9 @@ impl SearchIndex {
                 Occur::Must,
                 Box::new(ConstScoreQuery::new(f.box_clone(), 0.0)),
             ));
+        }
+        if let Some(exclude) = exclude {
+            clauses.push((Occur::MustNot, exclude.box_clone()));
         }
         if clauses.is_empty() || (scoring == 0 && filter.is_empty()) {
             return Ok(Vec::new());
@@ -1336,10 +1350,11 @@ mod tests {
                     terms: &terms,
                     expansions: &[],
                     phrases: &[],
-                    strict: false,
                     common_later,
                 };
-                index.run(&searcher, words, &no_filter, limit).unwrap()
+                index
+                    .run(&searcher, words, &no_filter, None, limit)
+                    .unwrap()
             };
             // Every section the query finds, with its score.
             let all = run(false, searcher.num_docs() as usize);

@@ -1,5 +1,6 @@
 //! What a user typed or pasted, turned into weighted search terms. A query is
-//! free text: the OR of its terms, with `"quoted phrases"`, `kind:drop` and
+//! free text: the OR of its terms, with `"quoted phrases"` (a section that
+//! has one ranks higher; none is filtered out), `kind:drop` and
 //! `path:cuda/` filters, and the last word also matched as a prefix while it
 //! is being typed. Pasted terminal output is cleaned first: escape codes,
 //! timestamps, hex addresses, `file:line:col` numbers, long path prefixes and
@@ -50,8 +51,8 @@ pub struct QueryTerm {
 pub struct ParsedQuery {
     /// Distinct terms, in the order they first appear.
     pub terms: Vec<QueryTerm>,
-    /// Quoted phrases, as words (lower-cased). A one-word phrase is a word
-    /// that must appear.
+    /// Quoted phrases, as words (lower-cased). A section that has one
+    /// ranks higher; one without it is still found by the phrase's words.
     pub phrases: Vec<Vec<String>>,
     /// `kind:` filters (any of them).
     pub kinds: Vec<Kind>,
@@ -71,6 +72,10 @@ pub struct ParsedQuery {
     /// How many words and identifiers the query has, stop words included
     /// (`libcupti.so.12` is one).
     pub chunks: usize,
+    /// The query names a URL or asks for sources: a document's `## Sources`
+    /// section (a list of links) may answer it. Other queries never see
+    /// those sections unless nothing else matches.
+    pub wants_sources: bool,
 }
 
 impl ParsedQuery {
@@ -107,10 +112,12 @@ pub fn parse(input: &str) -> ParsedQuery {
         .last()
         .is_some_and(|c| !c.is_whitespace() && c != '"');
     let mut query = ParsedQuery::default();
-    let lines: Vec<&str> = input.lines().filter(|l| !l.trim().is_empty()).collect();
+    let lines: Vec<&str> = lines(input).filter(|l| !l.trim().is_empty()).collect();
     // The weight of each line's terms, by where the line starts in `text`.
     let mut line_weights: Vec<(usize, f32)> = Vec::new();
-    let text = if lines.len() > 1 {
+    // A question of several paragraphs is searched whole, like a typed
+    // query: every word of it is the user's.
+    let text = if lines.len() > 1 && !super::triage::is_all_question(&lines) {
         query.pasted = true;
         let mut text = String::new();
         for picked in super::triage::pick(&lines) {
@@ -223,6 +230,14 @@ pub fn parse(input: &str) -> ParsedQuery {
     if query.terms.is_empty() && query.phrases.is_empty() {
         query.terms = stop_only;
     }
+    // Before cleaning, which cuts URLs as it cuts paths; of a log, the
+    // lines searched (apt's `Get:1 http://…` progress names no URL the user
+    // asks about).
+    query.wants_sources = if query.pasted {
+        query.searched.iter().any(|l| wants_sources(l))
+    } else {
+        wants_sources(input)
+    };
     // The last identifier, if nothing but joiners follows it: `libcupti.s`
     // expands to `libcupti.so.12`, `sm_9` to `sm_90`.
     if ends_open
@@ -236,6 +251,49 @@ pub fn parse(input: &str) -> ParsedQuery {
         query.prefix = Some(last.text);
     }
     query
+}
+
+/// Words that ask where something comes from.
+const SOURCE_WORDS: &[&str] = &[
+    "bibliography",
+    "citation",
+    "citations",
+    "cite",
+    "cited",
+    "references",
+    "sources",
+    "url",
+    "urls",
+];
+
+/// True when `text` asks for sources (`sources`, `references`, `cite`…) or
+/// is about a URL: one or more URLs (`https://…`, `www.…`) and at most two
+/// other words. An error message that merely ends in a link to the
+/// documentation (PyTorch's out-of-memory message does) is not about it.
+pub fn wants_sources(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let is_url = |w: &str| w.contains("://") || w.starts_with("www.");
+    let words = || {
+        lower
+            .split_whitespace()
+            .map(|w| w.trim_matches(['(', ')', '<', '>', '"', '\'', ',']))
+    };
+    let urls = words().filter(|w| is_url(w)).count();
+    let others = words()
+        .filter(|w| !is_url(w) && w.chars().any(char::is_alphanumeric))
+        .count();
+    (urls > 0 && others <= 2)
+        || lower
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| SOURCE_WORDS.contains(&w))
+}
+
+/// The lines of `text`, split at CR, CRLF and LF alike: GNOME Terminal and
+/// other VTE terminals, and tmux's paste, send a carriage return for each
+/// line break, and a log saved on Windows ends its lines in CRLF. (A CRLF
+/// gives an empty line between, which callers skip like any blank line.)
+pub fn lines(text: &str) -> impl Iterator<Item = &str> {
+    text.split(['\n', '\r'])
 }
 
 fn push_term(terms: &mut Vec<QueryTerm>, term: QueryTerm) {
@@ -654,6 +712,52 @@ mod tests {
         assert_eq!(
             clean_line("expandable_segments:True"),
             "expandable_segments:True"
+        );
+    }
+
+    /// VTE terminals and tmux paste a carriage return for each line break;
+    /// a Windows log has CRLF. Either is a multi-line paste, triaged by line.
+    #[test]
+    fn carriage_returns_end_lines_like_line_feeds() {
+        let lines = [
+            "#8 1.402 running build_ext",
+            "#8 5.713 nvcc fatal   : Unsupported gpu architecture 'compute_35'",
+        ];
+        let lf = parse(&lines.join("\n"));
+        assert!(lf.pasted);
+        assert_eq!(lf.searched, vec![lines[1].to_string()]);
+        for newline in ["\r", "\r\n"] {
+            assert_eq!(parse(&lines.join(newline)), lf, "{newline:?}");
+        }
+    }
+
+    /// A question of several paragraphs is the user's words, every one of
+    /// them searched: the paragraph naming the subject has no error word.
+    #[test]
+    fn a_question_of_several_paragraphs_is_searched_whole() {
+        let q = parse(
+            "We build our training image from the CUDA runtime image and install torch with pip.\n\
+             Inside the container the profiler fails with an error about a missing library, what is missing?\n",
+        );
+        assert!(!q.pasted && q.searched.is_empty());
+        let texts = term_texts(&q);
+        for word in [
+            "training", "image", "runtime", "torch", "profiler", "library",
+        ] {
+            assert!(texts.contains(&word), "{word}: {texts:?}");
+        }
+    }
+
+    /// Sources are asked for by name, or by a query about a URL; an error
+    /// message that ends in a link to the documentation is not about it.
+    #[test]
+    fn sources_are_wanted_when_asked_for_or_for_a_url() {
+        assert!(parse("sources on cupti").wants_sources);
+        assert!(parse("https://github.com/pytorch/pytorch/issues/106494").wants_sources);
+        assert!(!parse("cupti source build").wants_sources);
+        assert!(
+            !parse("CUDA out of memory. Tried to allocate 2.00 GiB. See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)")
+                .wants_sources
         );
     }
 

@@ -17,7 +17,7 @@ use crate::corpus::{Document, Kind};
 
 /// Bumped whenever the schema, the tokenizer or what goes into a field
 /// changes: an index built by another version is rebuilt, never misread.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// The fast field that orders the sections of an index: their position in
 /// the corpus sorted by path, then by line (see `index_settings`).
@@ -53,6 +53,23 @@ pub struct Fields {
     pub heading_path: Field,
     /// The section's lines as written (links' targets removed), for snippets.
     pub text: Field,
+    /// What the section is for, when it is not an explanation: `sources`
+    /// for a document's list of sources ([`is_sources_heading`]).
+    pub role: Field,
+}
+
+/// The `role` of a section that lists a document's sources.
+pub const SOURCES_ROLE: &str = "sources";
+
+/// True for the heading of a section that lists where a document's claims
+/// come from (`## Sources`, `## References`): links, which answer "where
+/// does this come from", not the question a query asks.
+pub fn is_sources_heading(heading: &str) -> bool {
+    let h = heading.trim().trim_end_matches(':').to_lowercase();
+    matches!(
+        h.as_str(),
+        "sources" | "source" | "references" | "bibliography" | "citations" | "further reading"
+    )
 }
 
 /// Text fields searched by free-text terms.
@@ -98,6 +115,7 @@ pub fn build_schema() -> (Schema, Fields) {
         code: builder.add_text_field("code", text(true)),
         heading_path: builder.add_text_field("heading_path", STORED),
         text: builder.add_text_field("text", STORED),
+        role: builder.add_text_field("role", STRING),
     };
     (builder.build(), fields)
 }
@@ -306,6 +324,9 @@ pub fn tantivy_documents(doc: &Document, fields: &Fields) -> Vec<TantivyDocument
             d.add_text(fields.code, &s.code);
             d.add_text(fields.heading_path, &s.heading_path);
             d.add_text(fields.text, &s.text);
+            if is_sources_heading(&s.heading) && !s.anchor.is_empty() {
+                d.add_text(fields.role, SOURCES_ROLE);
+            }
             d
         })
         .collect()

@@ -128,24 +128,59 @@ fn chunks(text: &str) -> Vec<Chunk> {
     out
 }
 
-/// Keeps a CJK run as it is. Trims joiners and underscores from both ends
-/// of other chunks (`--mount=type=cache` → `mount=type=cache`, `file.` →
-/// `file`, `__shfl_sync` → `shfl_sync`) and keeps them if a word character
-/// is left.
+/// Keeps a CJK run as it is. Trims joiners from both ends of other chunks
+/// (`--mount=type=cache` → `mount=type=cache`, `file.` → `file`) and keeps
+/// them if a word character is left. Underscores stay: `__nv_bfloat16` and
+/// `_GLIBCXX_USE_CXX11_ABI` are names as written (`split_chunk` also gives
+/// them without).
 fn push_chunk(text: &str, from: usize, to: usize, cjk: bool, out: &mut Vec<Chunk>) {
     if cjk {
         out.push(Chunk { from, to, cjk });
         return;
     }
     let slice = &text[from..to];
-    let edge = |c: char| is_joiner(c) || c == '_';
+    let edge = is_joiner;
     let trimmed_start = slice.trim_start_matches(edge);
-    let from = from + (slice.len() - trimmed_start.len());
+    let mut from = from + (slice.len() - trimmed_start.len());
     let trimmed = trimmed_start.trim_end_matches(edge);
     let to = from + trimmed.len();
-    if trimmed.chars().any(|c| c.is_alphanumeric()) {
+    // A compiler's `-DNAME=VALUE` defines `NAME`: `-D_GLIBCXX_USE_CXX11_ABI=0`
+    // is about `_GLIBCXX_USE_CXX11_ABI`, `-DCMAKE_CUDA_ARCHITECTURES=90`
+    // about `CMAKE_CUDA_ARCHITECTURES`.
+    if slice.len() - trimmed_start.len() == 1 && slice.starts_with('-') && is_define(trimmed) {
+        from += 1;
+    }
+    if text[from..to].chars().any(|c| c.is_alphanumeric()) {
         out.push(Chunk { from, to, cjk });
     }
+}
+
+/// `DNAME` or `DNAME=VALUE` after a `-`: a macro definition (upper case,
+/// digits and `_` before any `=`).
+fn is_define(chunk: &str) -> bool {
+    let name = chunk.split('=').next().unwrap_or("");
+    name.len() > 2
+        && name.starts_with('D')
+        && name[1..].starts_with(|c: char| c.is_ascii_uppercase() || c == '_')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// For a linker's `-lNAME` (`-lcudart`), where `NAME` starts (not in
+/// nvcc's `-lineinfo`).
+fn linked_name(text: &str, from: usize, to: usize) -> Option<usize> {
+    let before = text[..from].strip_suffix('-')?;
+    let word = &text[from..to];
+    (!before.ends_with(|c: char| c == '-' || c.is_alphanumeric())
+        && word != "lineinfo"
+        && word.len() > 3
+        && word.starts_with('l')
+        && word[1..].starts_with(|c: char| c.is_ascii_alphabetic())
+        && word[1..]
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+    .then_some(from + 1)
 }
 
 /// A run of CJK characters: one word per character, each character and
@@ -221,6 +256,9 @@ fn split_range(
 /// `Malloc`, `Async`; `CUDAGraph` → `CUDA`, `Graph`. Digits stay attached
 /// (`sm90`, `fp16`, `x86`).
 fn humps(text: &str, from: usize, to: usize) -> Vec<(usize, usize)> {
+    if is_binary_unit(&text[from..to]) {
+        return vec![(from, to)];
+    }
     let chars: Vec<(usize, char)> = text[from..to]
         .char_indices()
         .map(|(i, c)| (from + i, c))
@@ -229,17 +267,34 @@ fn humps(text: &str, from: usize, to: usize) -> Vec<(usize, usize)> {
     let mut start = from;
     for k in 1..chars.len() {
         let (i, c) = chars[k];
-        let prev = chars[k - 1].1;
-        let next = chars.get(k + 1).map(|&(_, c)| c);
-        let boundary = (prev.is_lowercase() && c.is_uppercase())
-            || (prev.is_uppercase() && c.is_uppercase() && next.is_some_and(char::is_lowercase));
-        if boundary {
+        let next = |n: usize| chars.get(k + n).map(|&(_, c)| c);
+        if hump_before(chars[k - 1].1, c, next(1), next(2)) {
             out.push((start, i));
             start = i;
         }
     }
     out.push((start, to));
     out
+}
+
+/// A camel-case boundary before `c` (after `prev`, before `next` and
+/// `after`): lower then upper case (`cudaMalloc`), or the last capital of
+/// a run before lower case (`CUDAGraph`), but not before an acronym's
+/// plural `s` (`GPUs`, `APIs` are one word each).
+fn hump_before(prev: char, c: char, next: Option<char>, after: Option<char>) -> bool {
+    (prev.is_lowercase() && c.is_uppercase())
+        || (prev.is_uppercase()
+            && c.is_uppercase()
+            && next.is_some_and(char::is_lowercase)
+            && !(next == Some('s') && after.is_none()))
+}
+
+/// `KiB`, `MiB`, `24GiB`…: a size, not two humps.
+fn is_binary_unit(run: &str) -> bool {
+    let b = run
+        .trim_start_matches(|c: char| c.is_ascii_digit())
+        .as_bytes();
+    b.len() == 3 && b"KMGTPE".contains(&b[0]) && b[1] == b'i' && b[2] == b'B'
 }
 
 /// The words of a chunk, in order: split at every joiner, `_`, `'` and hump.
@@ -253,23 +308,28 @@ fn words_of(text: &str, from: usize, to: usize) -> Vec<(usize, usize)> {
     out
 }
 
-/// True when a run of ASCII letters has a camel-case hump.
+/// True when a run of ASCII letters and digits has a camel-case hump.
 fn has_hump(bytes: &[u8]) -> bool {
-    (1..bytes.len()).any(|i| {
-        let (prev, c) = (bytes[i - 1], bytes[i]);
-        (prev.is_ascii_lowercase() && c.is_ascii_uppercase())
-            || (prev.is_ascii_uppercase()
-                && c.is_ascii_uppercase()
-                && bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase))
-    })
+    let at = |i: usize| bytes.get(i).map(|&b| char::from(b));
+    !is_binary_unit(std::str::from_utf8(bytes).unwrap_or_default())
+        && (1..bytes.len()).any(|i| {
+            hump_before(
+                char::from(bytes[i - 1]),
+                char::from(bytes[i]),
+                at(i + 1),
+                at(i + 2),
+            )
+        })
 }
 
 fn split_chunk(text: &str, from: usize, to: usize, position: &mut usize, out: &mut Vec<Piece>) {
     // Most chunks are plain words: one term, no tree to build.
     let slice = &text[from..to];
+    let linked = linked_name(text, from, to);
     if slice.bytes().all(|b| b.is_ascii_alphanumeric())
         && !has_hump(slice.as_bytes())
         && library_name(slice).is_none()
+        && linked.is_none()
     {
         if slice.len() <= MAX_TERM_BYTES {
             out.push(Piece {
@@ -298,13 +358,14 @@ fn split_chunk(text: &str, from: usize, to: usize, position: &mut usize, out: &m
             .unwrap_or(words.len() - 1)
     };
     let mut seen: Vec<(usize, usize)> = Vec::new();
-    let mut push = |a: usize, b: usize, whole: bool, out: &mut Vec<Piece>| {
-        // Trim joiners again: `a._b` splits into `a` and `_b`.
+    // Pushes `text[a..b]` without the joiners at its ends (`a._b` splits
+    // into `a` and `_b`) and, unless `underscores`, without its underscores
+    // there either.
+    let mut push = |a: usize, b: usize, whole: bool, underscores: bool, out: &mut Vec<Piece>| {
+        let edge = |c: char| is_joiner(c) || (!underscores && c == '_');
         let slice = &text[a..b];
-        let a = a + (slice.len() - slice.trim_start_matches(|c| is_joiner(c) || c == '_').len());
-        let b = a + text[a..b]
-            .trim_end_matches(|c| is_joiner(c) || c == '_')
-            .len();
+        let a = a + (slice.len() - slice.trim_start_matches(edge).len());
+        let b = a + text[a..b].trim_end_matches(edge).len();
         if a >= b || seen.contains(&(a, b)) || b - a > MAX_TERM_BYTES {
             return;
         }
@@ -320,34 +381,48 @@ fn split_chunk(text: &str, from: usize, to: usize, position: &mut usize, out: &m
             whole,
         });
     };
+    // A name with underscores at an end (`__nv_bfloat16`, `_C`, `__init__`)
+    // is a term as written and, as a part, without them (`nv_bfloat16`).
+    let underscored = |a: usize, b: usize| {
+        let slice = text[a..b].trim_matches(is_joiner);
+        slice.starts_with('_') || slice.ends_with('_')
+    };
+    let whole_underscored = underscored(from, to);
+    if words.len() > 1 || whole_underscored {
+        push(from, to, true, true, out);
+        push(from, to, false, false, out);
+    }
     if words.len() > 1 {
-        push(from, to, true, out);
         let strong = split_range(text, from, to, is_strong_joiner);
         for &(sa, sb) in &strong {
             if strong.len() > 1 {
-                push(sa, sb, false, out);
+                push(sa, sb, false, true, out);
+                push(sa, sb, false, false, out);
             }
             let weak = split_range(text, sa, sb, |c| matches!(c, '.' | '-'));
             for &(wa, wb) in &weak {
                 if weak.len() > 1 {
-                    push(wa, wb, false, out);
+                    push(wa, wb, false, true, out);
+                    push(wa, wb, false, false, out);
                 }
                 // An alphanumeric run with humps (`cudaMallocAsync`) is a
                 // node of its own.
                 for (ra, rb) in split_range(text, wa, wb, |c| c == '_' || c == '\'') {
                     if humps(text, ra, rb).len() > 1 {
-                        push(ra, rb, false, out);
+                        push(ra, rb, false, false, out);
                     }
                 }
             }
         }
     }
     for &(a, b) in &words {
-        push(a, b, words.len() == 1, out);
+        push(a, b, words.len() == 1 && !whole_underscored, false, out);
         // A shared library is also its library's name: `libcupti` → `cupti`,
         // `libcudnn` → `cudnn`, so the error about the file finds the text
         // about the library.
-        if let Some(rest) = library_name(&text[a..b]) {
+        // So is a library linked with `-lcudart`: `cudart`.
+        let linked = linked.filter(|_| a == from).map(|start| &text[start..b]);
+        if let Some(rest) = library_name(&text[a..b]).or(linked) {
             let from = b - rest.len();
             let position = base + word_at(a);
             out.push(Piece {
@@ -528,6 +603,11 @@ mod tests {
         );
         assert_eq!(terms("CUDAGraph"), vec!["cudagraph", "cuda", "graph"]);
         assert_eq!(terms("fp16 x86_64"), vec!["fp16", "x86_64", "x86", "64"]);
+        // An acronym's plural and a binary unit are one word each.
+        assert_eq!(
+            terms("GPUs APIs 24GiB MiB"),
+            vec!["gpus", "apis", "24gib", "mib"]
+        );
     }
 
     #[test]
@@ -537,10 +617,62 @@ mod tests {
         assert!(t.contains(&"record_memory_history".to_string()), "{t:?}");
         assert_eq!(
             terms("__shfl_down_sync"),
-            vec!["shfl_down_sync", "shfl", "down", "sync"]
+            vec!["__shfl_down_sync", "shfl_down_sync", "shfl", "down", "sync"]
         );
         assert!(t.contains(&"record".to_string()));
         assert!(t.contains(&"max_entries=1".to_string()));
+    }
+
+    /// `__nv_bfloat16`, `_GLIBCXX_USE_CXX11_ABI`, `torch._C` and `_C.so`
+    /// were reduced to common words (`nv`, `c`, `so`) and a name without its
+    /// underscores: they are terms as written, and without them.
+    #[test]
+    fn names_with_underscores_at_an_end_are_kept_whole() {
+        let has = |text: &str, wanted: &[&str]| {
+            let t = terms(text);
+            for w in wanted {
+                assert!(t.contains(&w.to_string()), "{text}: no {w} in {t:?}");
+            }
+        };
+        has(
+            "__nv_bfloat16",
+            &["__nv_bfloat16", "nv_bfloat16", "nv", "bfloat16"],
+        );
+        // A compiler's `-DNAME=VALUE` defines NAME; a linker's `-lNAME`
+        // links libNAME.
+        has(
+            "-D_GLIBCXX_USE_CXX11_ABI=0",
+            &[
+                "_glibcxx_use_cxx11_abi=0",
+                "_glibcxx_use_cxx11_abi",
+                "glibcxx_use_cxx11_abi",
+                "abi",
+            ],
+        );
+        has(
+            "-DCMAKE_CUDA_ARCHITECTURES=90",
+            &["cmake_cuda_architectures", "cmake"],
+        );
+        has("ld: cannot find -lcudart", &["lcudart", "cudart"]);
+        assert_eq!(terms("nvcc -lineinfo"), vec!["nvcc", "lineinfo"]);
+        assert_eq!(
+            terms("non-linear --lower"),
+            vec!["non-linear", "non", "linear", "lower"]
+        );
+        has(
+            "_GLIBCXX_USE_CXX11_ABI",
+            &["_glibcxx_use_cxx11_abi", "glibcxx_use_cxx11_abi"],
+        );
+        has("from torch._C import *", &["torch._c", "_c", "c", "torch"]);
+        has("_C.so", &["_c.so", "c.so", "_c", "so"]);
+        has("c10::Half", &["c10::half", "c10", "half"]);
+        has("__init__", &["__init__", "init"]);
+        let whole: Vec<String> = pieces("__nv_bfloat16 x")
+            .into_iter()
+            .filter(|p| p.whole)
+            .map(|p| p.text)
+            .collect();
+        assert_eq!(whole, vec!["__nv_bfloat16", "x"]);
     }
 
     #[test]

@@ -22,8 +22,14 @@
 //! The lines searched are the failures and hints (the last ones where there
 //! are many), weighted: the last failure (the step that broke the build)
 //! counts fully, earlier failures less, hints and wrappers least. A log with
-//! none of them is searched by its last lines. This module only reads text;
-//! it never touches the index.
+//! none of them is searched by its last lines.
+//!
+//! A paste may also be a question of several paragraphs, perhaps with a log
+//! inside. A line a person wrote (first person, or a question: see
+//! [`is_prose`]) makes the paste a question, and then every line in words
+//! rather than in a log's shapes is the user's own and is searched in full:
+//! the paragraph that names the subject must not be dropped for the one that
+//! says "error". This module only reads text; it never touches the index.
 
 use super::query::strip_markers;
 
@@ -36,6 +42,8 @@ pub const DECIDING_WEIGHT: f32 = 1.0;
 pub const FAILURE_WEIGHT: f32 = 0.7;
 /// Weight of a hint or a build tool's wrapper line.
 pub const HINT_WEIGHT: f32 = 0.5;
+/// Weight of a line of a question in the user's own words.
+pub const OWN_WORDS_WEIGHT: f32 = 1.0;
 
 /// What one line of a log is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +53,8 @@ pub enum LineKind {
     Wrapper,
     Hint,
     Plain,
+    /// A line of a question, in the user's own words (see [`is_prose`]).
+    OwnWords,
 }
 
 /// One line chosen to search for.
@@ -58,7 +68,32 @@ pub struct Picked {
 
 /// The lines of `lines` worth searching for, in log order, each once.
 pub fn pick(lines: &[&str]) -> Vec<Picked> {
-    let kinds: Vec<LineKind> = lines.iter().map(|l| classify(l)).collect();
+    let question = is_question(lines);
+    let kinds: Vec<LineKind> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            if question && is_own_words(l) {
+                LineKind::OwnWords
+            } else if i > 0 && is_frame(lines[i - 1]) && indent(l) > indent(lines[i - 1]) {
+                // The source line a traceback shows under a frame, indented
+                // below it (`raise ValueError(f"…")`), is code, not the
+                // message. (A frame of `python -c` shows none: the error
+                // follows it.)
+                LineKind::Noise
+            } else {
+                classify(l)
+            }
+        })
+        .collect();
+    // The user's own words are all searched, and not counted against the
+    // log's lines.
+    let own: Vec<(usize, f32)> = kinds
+        .iter()
+        .enumerate()
+        .filter(|(_, k)| **k == LineKind::OwnWords)
+        .map(|(i, _)| (i, OWN_WORDS_WEIGHT))
+        .collect();
     let deciding = kinds.iter().rposition(|k| *k == LineKind::Failure);
     let mut chosen: Vec<(usize, f32)> = kinds
         .iter()
@@ -67,17 +102,22 @@ pub fn pick(lines: &[&str]) -> Vec<Picked> {
             LineKind::Failure if Some(i) == deciding => Some((i, DECIDING_WEIGHT)),
             LineKind::Failure => Some((i, FAILURE_WEIGHT)),
             LineKind::Wrapper | LineKind::Hint => Some((i, HINT_WEIGHT)),
-            LineKind::Noise | LineKind::Plain => None,
+            LineKind::Noise | LineKind::Plain | LineKind::OwnWords => None,
         })
         .collect();
     if chosen.is_empty() {
         // Nothing looks like a failure: the end of the output is where a
-        // program says what it last did.
+        // program says what it last did (below the question, if there is one).
+        let weight = if own.is_empty() {
+            DECIDING_WEIGHT
+        } else {
+            HINT_WEIGHT
+        };
         chosen = kinds
             .iter()
             .enumerate()
-            .filter(|(_, k)| **k != LineKind::Noise)
-            .map(|(i, _)| (i, DECIDING_WEIGHT))
+            .filter(|(_, k)| !matches!(k, LineKind::Noise | LineKind::OwnWords))
+            .map(|(i, _)| (i, weight))
             .collect();
         let keep = chosen.len().saturating_sub(MAX_LINES);
         chosen.drain(..keep);
@@ -95,6 +135,8 @@ pub fn pick(lines: &[&str]) -> Vec<Picked> {
         order.sort_unstable();
         chosen = order.into_iter().map(|i| chosen[i]).collect();
     }
+    chosen.extend(own);
+    chosen.sort_by_key(|&(i, _)| i);
     let mut out: Vec<Picked> = Vec::new();
     for (i, weight) in chosen {
         let line = lines[i].trim();
@@ -107,6 +149,116 @@ pub fn pick(lines: &[&str]) -> Vec<Picked> {
         }
     }
     out
+}
+
+/// True when some line of `lines` is a person's sentence or question
+/// ([`is_prose`]): the paste is a question, perhaps with a log inside.
+pub fn is_question(lines: &[&str]) -> bool {
+    lines.iter().any(|l| is_prose(l))
+}
+
+/// True when one line of `lines` is a person's ([`is_prose`]) and every
+/// line is the user's own: a question of several paragraphs with no log
+/// inside, to be searched like a typed query.
+pub fn is_all_question(lines: &[&str]) -> bool {
+    is_question(lines) && lines.iter().all(|l| is_own_words(l))
+}
+
+/// Words a person uses about themselves, and a program's output does not.
+const FIRST_PERSON: &[&str] = &[
+    "i", "i'd", "i'll", "i'm", "i've", "me", "mine", "my", "myself", "our", "ours", "us", "we",
+    "we'd", "we're", "we've",
+];
+
+/// Words a question starts with.
+const QUESTION_STARTS: &[&str] = &[
+    "any", "anyone", "are", "can", "could", "did", "do", "does", "has", "have", "how", "is",
+    "should", "what", "when", "where", "which", "who", "why", "will", "would",
+];
+
+/// A line a person wrote rather than a program printed: in words (see
+/// [`is_in_words`]), and in the first person (`I`, `my`, `we`) or a
+/// question (it starts with `how`, `why`, `does`… or ends with `?`).
+/// Messages address the reader (`you`, `please`), so those do not count.
+pub fn is_prose(line: &str) -> bool {
+    if !is_in_words(line) {
+        return false;
+    }
+    let words: Vec<String> = line
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                .to_lowercase()
+                .replace('’', "'")
+        })
+        .collect();
+    let first = words.first().map(String::as_str).unwrap_or("");
+    line.trim_end().ends_with('?')
+        || QUESTION_STARTS.contains(&first)
+        || words.iter().any(|w| FIRST_PERSON.contains(&w.as_str()))
+}
+
+/// A line in words rather than in one of a log's shapes: at least three
+/// words, most of them plain (letters, perhaps ending in punctuation), not
+/// indented (a traceback's frames are), not starting with a program's
+/// prefix (`E:`, `RuntimeError:`, `error:`, a path, a number, a marker) and
+/// not known-harmless output.
+pub fn is_in_words(line: &str) -> bool {
+    if line.starts_with([' ', '\t']) {
+        return false;
+    }
+    let body = strip_markers(line);
+    if body.len() != line.trim().len() || is_noise(&body) {
+        // A build step's or progress marker was taken off: program output.
+        return false;
+    }
+    let words: Vec<&str> = body.split_whitespace().collect();
+    let Some(first) = words.first() else {
+        return false;
+    };
+    if words.len() < 3
+        || first.ends_with(':')
+        || first.contains([
+            '/', '\\', '.', '_', '[', '(', '#', '=', '<', '>', '"', '$', '|', '{', '`',
+        ])
+        || first.starts_with(|c: char| !c.is_alphabetic())
+        || *first == "Traceback"
+    {
+        return false;
+    }
+    let plain = words
+        .iter()
+        .filter(|w| {
+            let w = w.trim_start_matches(['(', '"', '\'', '‘', '“']);
+            let w = w.trim_end_matches(['.', ',', '?', '!', ';', ':', ')', '"', '\'', '’', '”']);
+            !w.is_empty()
+                && w.chars()
+                    .all(|c| c.is_alphabetic() || matches!(c, '\'' | '’' | '-'))
+        })
+        .count();
+    plain * 10 >= words.len() * 6
+}
+
+/// A line of a question that is the user's own: a person's sentence, or a
+/// line in words that is neither a failure's form nor an introduction to
+/// what follows (`Environment:`, `Traceback (most recent call last):`).
+fn is_own_words(line: &str) -> bool {
+    is_prose(line)
+        || (is_in_words(line)
+            && !line.trim_end().ends_with(':')
+            && matches!(classify(line), LineKind::Plain | LineKind::Hint))
+}
+
+/// How many spaces or tabs `line` starts with.
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start_matches([' ', '\t']).len()
+}
+
+/// A Python traceback's frame: `  File "/x/y.py", line 12, in f`.
+fn is_frame(line: &str) -> bool {
+    line.trim_start()
+        .strip_prefix("File \"")
+        .is_some_and(|rest| rest.contains("\", line "))
 }
 
 /// What `line` is; see the module documentation.
@@ -248,6 +400,17 @@ const NOISE_STARTS: &[&str] = &[
     "-- Check if compiler",
 ];
 
+/// The lines printed around an error, the same for every error of a kind:
+/// Python's around a traceback's frames, PyTorch's after any CUDA error.
+const TRACEBACK_SCAFFOLDING: &[&str] = &[
+    "Traceback (most recent call last)",
+    "During handling of the above exception, another exception occurred",
+    "The above exception was the direct cause of the following exception",
+    "CUDA kernel errors might be asynchronously reported at some other API call",
+    "For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
+    "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions",
+];
+
 /// Harmless lines recognised by a word inside them.
 fn is_noise(body: &str) -> bool {
     if NOISE_STARTS.iter().any(|s| body.starts_with(s)) {
@@ -276,6 +439,13 @@ fn is_noise(body: &str) -> bool {
         return true;
     }
     if body.contains("Failed to open libibverbs.so") || body.contains("libnccl-net.so") {
+        return true;
+    }
+    // What is printed around every error: the words of `Traceback (most
+    // recent call last):` stand side by side in every section that quotes a
+    // traceback, so searching them made a few long sections the top hits
+    // for any pasted traceback, whatever its error.
+    if TRACEBACK_SCAFFOLDING.iter().any(|s| body.starts_with(s)) {
         return true;
     }
     // Progress bars: pip's `━━━━` and tqdm's `|█████|`, `45%|`.
@@ -384,9 +554,35 @@ mod tests {
             "Collecting error-reporting-helpers==1.0",
             "-- Performing Test CMAKE_HAVE_LIBC_PTHREAD - Failed",
             "-- Looking for pthread_create in pthreads - not found",
+            "Traceback (most recent call last):",
+            "During handling of the above exception, another exception occurred:",
+            "For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
         ] {
             assert_eq!(classify(line), LineKind::Noise, "{line}");
         }
+    }
+
+    /// The source line a traceback prints under a frame is code, however
+    /// many error words it holds; a frame of `python -c` has none, and the
+    /// error follows it.
+    #[test]
+    fn a_frames_source_line_is_not_searched() {
+        let lines = [
+            "  File \"/x/torch/cuda/memory.py\", line 191, in set_fraction",
+            "    raise ValueError(f\"Invalid fraction value: {fraction}\")",
+            "ValueError: Invalid fraction value: 1.5. Allowed range: 0~1",
+        ];
+        let picked = pick(&lines);
+        assert_eq!(picked.len(), 1, "{picked:?}");
+        assert!(picked[0].line.starts_with("ValueError"));
+        let lines = [
+            "Traceback (most recent call last):",
+            "  File \"<string>\", line 1, in <module>",
+            "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)",
+        ];
+        let picked = pick(&lines);
+        assert_eq!(picked.len(), 1, "{picked:?}");
+        assert!(picked[0].line.starts_with("RuntimeError"));
     }
 
     #[test]
@@ -461,6 +657,72 @@ node1:1234:1300 [0] NCCL WARN Call to connect returned Connection timed out
         let picked = pick(&lines);
         assert_eq!(picked.len(), MAX_LINES);
         assert_eq!(picked.last().unwrap().line, "step 39 compiled");
+    }
+
+    /// A question of several paragraphs: the paragraph naming the subject
+    /// (the image, the profiler) has no error word, and the log-line picker
+    /// once kept only the one saying "error". Every paragraph is the
+    /// user's and is searched in full.
+    #[test]
+    fn a_question_of_several_paragraphs_keeps_every_paragraph() {
+        let lines = [
+            "We build our training image from nvidia/cuda:12.4.1-runtime-ubuntu22.04 and install torch with pip.",
+            "Profiling worked on my laptop, but inside the container the profiler fails with an error about a missing library.",
+            "Which package should the Dockerfile install?",
+        ];
+        assert!(is_all_question(&lines));
+        let picked = pick(&lines);
+        let kept: Vec<&str> = picked.iter().map(|p| p.line.as_str()).collect();
+        assert_eq!(kept, lines, "{picked:?}");
+        assert!(picked.iter().all(|p| p.weight == OWN_WORDS_WEIGHT));
+    }
+
+    /// A question with a traceback inside: the user's sentence is searched
+    /// in full, and the traceback is triaged as any log.
+    #[test]
+    fn a_question_with_a_log_inside_keeps_the_question_and_the_failure() {
+        let lines = [
+            "Importing torch in our slim runtime stage fails, what did I leave out of the COPY?",
+            "Traceback (most recent call last):",
+            "  File \"<string>\", line 1, in <module>",
+            "    from torch._C import *  # noqa: F403",
+            "ImportError: libcupti.so.12: cannot open shared object file: No such file or directory",
+        ];
+        assert!(is_question(&lines) && !is_all_question(&lines));
+        let picked = pick(&lines);
+        assert_eq!(picked[0].line, lines[0]);
+        assert_eq!(picked[0].weight, OWN_WORDS_WEIGHT);
+        let last = picked.last().unwrap();
+        assert!(last.line.starts_with("ImportError") && last.weight == DECIDING_WEIGHT);
+        assert!(
+            !picked.iter().any(|p| p.line.contains("File \"")),
+            "{picked:?}"
+        );
+    }
+
+    /// Program output in sentences is not a person's: messages address
+    /// the reader (`you`, `please`) but do not say `I` or ask.
+    #[test]
+    fn messages_are_not_taken_for_questions() {
+        for line in [
+            "RuntimeError: CUDA error: device-side assert triggered",
+            "ERROR: Could not find a version that satisfies the requirement torch==9.9",
+            "torch 2.5.1 requires nvidia-cuda-cupti-cu12, which is not installed.",
+            "If you suspect the watchdog is not actually stuck and a longer timeout would help, you can either increase the timeout.",
+            "Traceback (most recent call last):",
+            "  File \"/x.py\", line 3, in <module>",
+            "#8 5.713 nvcc fatal   : Unsupported gpu architecture 'compute_35'",
+            "E: The list of sources could not be read.",
+        ] {
+            assert!(!is_prose(line), "{line}");
+        }
+        for line in [
+            "How do I make the profiler work inside the container?",
+            "I get this error when running on two GPUs",
+            "does torch 2.5 still support compute capability 3.5",
+        ] {
+            assert!(is_prose(line), "{line}");
+        }
     }
 
     #[test]

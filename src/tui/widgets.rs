@@ -52,15 +52,24 @@ impl TextInput {
     }
 
     /// Inserts pasted text at the cursor: tabs (and, in a one-line box, line
-    /// breaks) become spaces, other control characters (and bidirectional
+    /// breaks) become spaces; in a multi-line box CR, CRLF and LF each end a
+    /// line; other control characters (and bidirectional
     /// overrides) are dropped. What does not fit is cut: from a long paste,
     /// its end is kept (where a log says what failed) and `cut` is set.
     pub fn paste(&mut self, text: &str) {
         let mut clean = String::with_capacity(text.len().min(self.limit()));
-        for c in text.chars() {
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
             match c {
+                // GNOME Terminal and other VTE terminals, and tmux's paste,
+                // send a carriage return for each line break: CR, CRLF and
+                // LF all end a line.
+                '\r' if self.multiline => {
+                    if chars.peek() != Some(&'\n') {
+                        clean.push('\n');
+                    }
+                }
                 '\n' if self.multiline => clean.push('\n'),
-                '\r' if self.multiline => {}
                 '\n' | '\r' | '\t' => {
                     if !clean.is_empty() && !clean.ends_with(' ') {
                         clean.push(' ');
