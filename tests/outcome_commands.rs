@@ -244,13 +244,8 @@ fn check_dockerfile(text: &str) -> Result<(), String> {
             }
             "SHELL" if !json => return Err(format!("line {at}: SHELL takes a JSON array")),
             "RUN" if !json => {
-                let shell = ins
-                    .args
-                    .split_whitespace()
-                    .skip_while(|w| w.starts_with("--"))
-                    .collect::<Vec<_>>()
-                    .is_empty();
-                if shell {
+                let no_command = ins.args.split_whitespace().all(|w| w.starts_with("--"));
+                if no_command {
                     return Err(format!("line {at}: RUN with flags but no command"));
                 }
                 // The command after the `--mount=…` flags, continuations kept.
@@ -287,7 +282,7 @@ fn placeholder(code: &str) -> Option<String> {
         let command = line.split(" #").next().unwrap_or(line);
         let bytes = command.as_bytes();
         for (at, _) in command.match_indices('<') {
-            if at > 0 && bytes[at - 1] == b'<' || bytes.get(at + 1) == Some(&b'<') {
+            if (at > 0 && bytes[at - 1] == b'<') || bytes.get(at + 1) == Some(&b'<') {
                 continue;
             }
             let rest = &command[at + 1..];
