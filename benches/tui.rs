@@ -84,6 +84,7 @@ fn answer(app: &mut App, index: &SearchIndex) {
                 generation,
                 hits: Arc::new(hits),
                 searched: Arc::new(Vec::new()),
+                marked: Arc::new(Vec::new()),
             });
         }
     }

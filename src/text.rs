@@ -227,6 +227,37 @@ fn is_hidden(ch: char) -> bool {
         )
 }
 
+/// Cuts sanitized `text` to `width` columns by taking out its middle
+/// (`cuda/10-docker…optimization.md`): both ends of a path or a message say
+/// the most (a file's number and folder, a message's last words). An
+/// escape is kept whole or left out whole.
+pub fn fit_middle(text: &str, width: usize) -> String {
+    use unicode_width::UnicodeWidthStr;
+    if text.width() <= width {
+        return text.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let units: Vec<&str> = units(text).collect();
+    let room = width - 1;
+    // The start gets the odd column: it says which file or which message.
+    let (head_room, tail_room) = (room - room / 2, room / 2);
+    let mut head = 0;
+    let mut used = 0;
+    while head < units.len() && used + units[head].width() <= head_room {
+        used += units[head].width();
+        head += 1;
+    }
+    let mut tail = units.len();
+    let mut used = 0;
+    while tail > head && used + units[tail - 1].width() <= tail_room {
+        used += units[tail - 1].width();
+        tail -= 1;
+    }
+    format!("{}…{}", units[..head].concat(), units[tail..].concat())
+}
+
 /// The pieces a line of sanitized text can be cut between: grapheme
 /// clusters, except that an escape `sanitize` wrote (`^[`, `^?`,
 /// `<U+200D>`) is one piece, so wrapping or truncating never leaves half of
@@ -283,6 +314,22 @@ fn escape_len(text: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fitting_in_the_middle_keeps_both_ends() {
+        use unicode_width::UnicodeWidthStr;
+        let path = "cuda/10-docker-multistage-ml-optimization.md";
+        let fitted = fit_middle(path, 26);
+        assert_eq!(fitted, "cuda/10-docke…imization.md");
+        assert_eq!(fitted.width(), 26);
+        assert_eq!(fit_middle(path, 100), path);
+        assert_eq!(fit_middle(path, 0), "");
+        assert_eq!(fit_middle(path, 1), "…");
+        // Wide characters and escapes are never split.
+        let wide = fit_middle("日本語のテキスト", 7);
+        assert!(wide.width() <= 7, "{wide}");
+        assert_eq!(fit_middle("a^[b^[c^[d", 6), "a^[…d");
+    }
 
     #[test]
     fn escape_sequences_become_visible() {

@@ -70,6 +70,44 @@ fn tab_completes_paths_anchors_trees_and_answers() {
     assert!(verbs.contains(&"completions".to_string()), "{verbs:?}");
 }
 
+/// The forms users type: `lore show 20-cu<Tab>` (a fragment `lore show`
+/// accepts) completes, and `lore decide TREE --answer <Tab>` offers that
+/// tree's questions only, through the real binary and the shell protocol.
+#[test]
+fn tab_completes_path_fragments_and_the_named_trees_answers() {
+    assert_eq!(
+        complete(&["lore", "show", "20-cu"]),
+        ["20-cupti-deep-dive-arr-coc.md"]
+    );
+    assert_eq!(
+        complete(&["lore", "open", "knowledge/cuda/20-cu"]),
+        ["knowledge/cuda/20-cupti-deep-dive-arr-coc.md"]
+    );
+    let answers = complete(&["lore", "decide", "need-cupti", "--answer", ""]);
+    assert!(
+        answers.contains(&"torch-install=pip".to_string()),
+        "{answers:?}"
+    );
+    // devel-as-runtime's first question is not need-cupti's.
+    assert!(
+        !answers.iter().any(|a| a.starts_with("purpose=")),
+        "{answers:?}"
+    );
+    let rest = complete(&[
+        "lore",
+        "decide",
+        "need-cupti",
+        "--answer",
+        "torch-install=pip",
+        "--answer",
+        "",
+    ]);
+    assert!(
+        !rest.iter().any(|a| a.starts_with("torch-install=")),
+        "{rest:?}"
+    );
+}
+
 #[test]
 fn the_man_page_is_roff_and_names_every_verb() {
     let home = home();
@@ -87,6 +125,46 @@ fn the_man_page_is_roff_and_names_every_verb() {
         "completions",
     ] {
         assert!(page.contains(verb), "the man page lacks {verb}");
+    }
+}
+
+/// clap_mangen's default page sent readers to `lore-search(1)`, `lore-show(1)`
+/// … that no one installs (`man lore-search`: "No manual entry"). The one
+/// page `lore man` prints holds every verb, with its own flags.
+#[test]
+fn the_man_page_names_no_sub_pages_and_documents_each_verb_itself() {
+    let home = home();
+    let out = lore(&home).arg("man").output().unwrap();
+    assert!(out.status.success());
+    let page = stdout(&out);
+    assert!(
+        !page.contains("(1)"),
+        "a reference to another page:\n{page}"
+    );
+    for (verb, flag) in [
+        ("search", "limit"),
+        ("show", "paging"),
+        ("open", "PATH"),
+        ("decide", "answer"),
+        ("check", "json"),
+        ("index", "rebuild"),
+        ("list", "kind"),
+        ("completions", "SHELL"),
+        ("man", ""),
+        ("probe", "json"),
+    ] {
+        let head = format!(".SS \"lore {verb}\"");
+        let at = page
+            .find(&head)
+            .unwrap_or_else(|| panic!("no subsection {head}:\n{page}"));
+        let section = &page[at + head.len()..];
+        let section = &section[..section.find(".SS ").unwrap_or(section.len())];
+        assert!(
+            section.contains(flag),
+            "lore {verb} lacks {flag}:\n{section}"
+        );
+        // Global flags are described once, not under every verb.
+        assert!(!section.contains("no\\-builtin"), "lore {verb}:\n{section}");
     }
 }
 

@@ -433,11 +433,13 @@ fn each_keystroke_asks_the_worker_and_old_answers_are_dropped() {
         generation: 2,
         hits: newest.clone(),
         searched: std::sync::Arc::new(Vec::new()),
+        marked: std::sync::Arc::new(Vec::new()),
     });
     a.update(Action::SearchResults {
         generation: 1,
         hits: std::sync::Arc::new(Vec::new()),
         searched: std::sync::Arc::new(Vec::new()),
+        marked: std::sync::Arc::new(Vec::new()),
     });
     assert_eq!(
         a.search.hits, newest,

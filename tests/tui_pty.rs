@@ -350,6 +350,9 @@ fn a_panic_restores_the_terminal_then_names_the_log() {
     drop(parser);
     let logged = std::fs::read_to_string(&log).expect("the log file");
     assert!(logged.contains("panic in thread main"), "{logged}");
+    // The log names the functions the panic came through, for the report.
+    assert!(logged.contains("backtrace:"), "{logged}");
+    assert!(logged.contains("lore::tui::"), "{logged}");
 }
 
 /// Reading without search: filter the library, open a document, follow its

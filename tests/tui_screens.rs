@@ -319,3 +319,211 @@ fn a_question_shows_its_options_and_panel_at_80x24_and_keeps_the_selected_one_at
     press(&mut a, &["up", "up", "up"]);
     assert!(screen(&a).contains("▸ 1 Development"), "{}", screen(&a));
 }
+
+/// The rows of `screen(app)`, for assertions on one row.
+fn rows(app: &App) -> Vec<String> {
+    screen(app).lines().map(str::to_string).collect()
+}
+
+/// At 80 columns the library's path column is 26 wide: cut from the left,
+/// `cuda/10-docker-multistage-ml-optimization.md` and
+/// `cuda/10-performance-debugging-profiling-expert.md` both lost the number
+/// and folder that tell them apart (`…istage-ml-optimization.md`).
+#[test]
+fn library_rows_at_80_columns_keep_the_folder_and_number_of_each_path() {
+    let a = app(80, 24);
+    let s = screen(&a);
+    assert!(s.contains("cuda/10-docker…"), "{s}");
+    assert!(s.contains("cuda/10-performance…"), "{s}");
+    assert!(s.contains("cuda/01-memory…"), "{s}");
+}
+
+/// A long status (Tab on a link with a long anchor) kept its start and lost
+/// its end, where it says what Enter does; now the middle gives way.
+#[test]
+fn a_long_status_message_keeps_its_end_at_80_columns() {
+    let mut a = app(80, 24);
+    let text = lore::tui::reader::describe_target(
+        &lore::corpus::LinkTarget::Internal {
+            path: "cuda/21-docker-build-strategy-patterns.md".into(),
+            anchor: Some("what-torchcompile-triton-and-cpp_extension-need-at-run-time".into()),
+        },
+        "",
+    );
+    a.set_status(lore::tui::app::Level::Info, text);
+    let footer = rows(&a).last().unwrap().clone();
+    assert!(footer.starts_with(" → cuda/21-docker"), "{footer}");
+    assert!(footer.ends_with("(Enter opens)"), "{footer}");
+    assert!(footer.contains('…'), "{footer}");
+}
+
+/// At 80 columns the search screen's hints stopped before `Up previous hit
+/// or search`, which did not fit; the bar now names Up's main use, and help
+/// still has the whole description.
+#[test]
+fn the_search_hints_fit_at_80_columns() {
+    let mut a = app(80, 24);
+    common::ready_index(&mut a);
+    press(&mut a, &["/"]);
+    let footer = rows(&a).last().unwrap().clone();
+    assert!(footer.contains("Up previous hit"), "{footer}");
+    assert!(!footer.contains("or search"), "{footer}");
+    press(&mut a, &["f1"]);
+    assert!(
+        screen(&a).contains("previous hit or search"),
+        "{}",
+        screen(&a)
+    );
+}
+
+/// The `▲`/`▼` marks of a scrolled option list sit in the question area's
+/// last column; option text reached that column and the mark covered a
+/// letter. Every question of every shipped tree, at a small and a common
+/// size: no text is ever drawn there.
+#[test]
+fn scroll_marks_of_an_option_list_never_cover_text() {
+    for (w, h) in [(60, 15), (80, 24), (70, 12)] {
+        let trees = app(w, h).trees.list.len();
+        for tree in 1..=trees {
+            let mut a = app(w, h);
+            press(&mut a, &["d", &tree.to_string()]);
+            // Walk every question on the first-option path, each option
+            // selected in turn so the list scrolls.
+            for _ in 0..12 {
+                let Some(walk) = a.trees.walk.as_ref() else {
+                    break;
+                };
+                let Some(view) = walk.question.as_ref() else {
+                    break;
+                };
+                let options = view.options.len();
+                let area = a.walk_layout().question;
+                let column = area.x + area.width - 1;
+                for _ in 0..options {
+                    let buffer = {
+                        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+                        t.draw(|frame| lore::tui::views::draw(frame, &a)).unwrap();
+                        t.backend().buffer().clone()
+                    };
+                    for y in area.y..area.y + area.height {
+                        let cell = buffer[(column, y)].symbol();
+                        assert!(
+                            [" ", "▲", "▼"].contains(&cell),
+                            "tree {tree} at {w}x{h}: `{cell}` in the mark column, row {y}:\n{}",
+                            screen(&a)
+                        );
+                    }
+                    press(&mut a, &["down"]);
+                }
+                press(&mut a, &["1"]);
+            }
+        }
+    }
+}
+
+/// The breadcrumb showed option labels as written: `` No, `import torch`
+/// works `` with its backticks. It shows them as the options read.
+#[test]
+fn the_breadcrumb_shows_labels_rendered() {
+    let mut a = app(100, 30);
+    // need-cupti: pip, then "No, `import torch` works".
+    press(&mut a, &["d", "3", "1", "2"]);
+    let crumbs = rows(&a)[1].clone();
+    assert!(crumbs.contains("No, import torch works"), "{crumbs}");
+    assert!(!crumbs.contains('`'), "{crumbs}");
+}
+
+/// A related tree on an outcome is a lore link: marked `→` like the
+/// evidence, Tab says Enter starts it (it said "web link … lore never opens
+/// it"), and Enter starts that tree.
+#[test]
+fn a_related_tree_on_an_outcome_is_a_lore_link_enter_opens() {
+    let mut a = app(100, 40);
+    // devel-as-runtime: development image → outcome with `related = ["need-cupti"]`.
+    press(&mut a, &["d", "2", "1"]);
+    let title = "Do I need CUPTI in this image?";
+    // The related trees end the page.
+    press(&mut a, &["G"]);
+    let mut found = false;
+    for _ in 0..30 {
+        press(&mut a, &["tab"]);
+        let s = screen(&a);
+        if s.contains("decision tree need-cupti") {
+            found = true;
+            break;
+        }
+        assert!(!s.contains("lore never opens it"), "{s}");
+    }
+    let s = screen(&a);
+    assert!(found, "no related link reached by Tab:\n{s}");
+    assert!(s.contains("(Enter starts it)"), "{s}");
+    assert!(
+        s.contains(&format!("→{title}")),
+        "marked as a lore link:\n{s}"
+    );
+    press(&mut a, &["enter"]);
+    let walk = a.trees.walk.as_ref().expect("a walk");
+    assert_eq!(walk.session.tree().id, "need-cupti");
+    assert!(screen(&a).contains(title), "{}", screen(&a));
+}
+
+/// A pasted log with more failure lines than fit above the hits: they were
+/// listed in log order and the line that decided the search (the last
+/// failure) was one of the "and N more lines". It comes first now.
+#[test]
+fn a_pasted_log_shows_its_deciding_line_above_the_hits() {
+    let mut a = app(80, 24);
+    let index = common::ready_index(&mut a);
+    let log = "\
+#8 2.1 W: GPG error: https://example.invalid/repo InRelease: The following signatures couldn't be verified
+#8 2.2 E: Failed to fetch https://example.invalid/repo/Packages 404 Not Found
+#9 0.5 CMake Warning at CMakeLists.txt:10 (message): something old
+#9 0.7 CMake Warning at CMakeLists.txt:20 (message): something else
+#9 4.2 ImportError: libcupti.so.12: cannot open shared object file: No such file or directory
+";
+    press(&mut a, &["/"]);
+    a.update(Action::Paste(log.into()));
+    common::pump(&mut a, &index);
+    assert!(a.search.searched.len() > 3, "{:?}", a.search.searched);
+    let s = screen(&a);
+    let first = s
+        .lines()
+        .find(|l| l.contains("searched:"))
+        .unwrap_or_default()
+        .to_string();
+    assert!(first.contains("ImportError: libcupti.so.12"), "{s}");
+}
+
+/// Opening a hit found by a pasted traceback marked every word of the log in
+/// the document (`file`, `line`, `error`, `no`, `such` …): only the rare
+/// ones are marked now.
+#[test]
+fn a_document_opened_from_a_pasted_log_marks_only_its_rare_words() {
+    let mut a = app(100, 30);
+    let index = common::ready_index(&mut a);
+    let log = "Traceback (most recent call last):\n  File \"/app/train.py\", line 3, in <module>\n    import torch\nImportError: libcupti.so.12: cannot open shared object file: No such file or directory\n";
+    press(&mut a, &["/"]);
+    a.update(Action::Paste(log.into()));
+    common::pump(&mut a, &index);
+    assert!(!a.search.hits.is_empty());
+    press(&mut a, &["enter"]);
+    let terms = &a.reader.page.as_ref().expect("a document").terms;
+    assert!(terms.iter().any(|t| t.contains("libcupti")), "{terms:?}");
+    for common in [
+        "file",
+        "line",
+        "error",
+        "no",
+        "traceback",
+        "most",
+        "recent",
+        "call",
+        "cupti",
+        "12",
+    ] {
+        assert!(
+            !terms.iter().any(|t| t == common),
+            "`{common}` marked: {terms:?}"
+        );
+    }
+}

@@ -11,6 +11,7 @@ use crate::corpus::Kind;
 use crate::search::vocabulary::Vocabulary;
 use crate::search::{Hit, WEAK_NOTICE, query};
 use crate::text::{inline, sanitize};
+use unicode_width::UnicodeWidthStr;
 
 use super::{EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, stdout};
 
@@ -81,8 +82,9 @@ pub fn run(settings: &Settings, args: &SearchArgs) -> anyhow::Result<u8> {
             hits.iter().map(|h| hit_json(h, &parsed.searched)).collect();
         super::write_json(&mut out, &array)?;
     } else {
+        let width = terminal_width();
         for hit in &hits {
-            write_hit(&mut out, hit, settings.color)?;
+            write_hit(&mut out, hit, settings.color, width)?;
         }
     }
     out.flush()?;
@@ -119,35 +121,250 @@ fn hit_json(hit: &Hit, searched: &[String]) -> serde_json::Value {
     })
 }
 
+/// Columns to fit each line of a hit to: the terminal's, when stdout is
+/// one; piped output keeps whole lines (for grep and scripts).
+fn terminal_width() -> Option<usize> {
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    ratatui::crossterm::terminal::size()
+        .ok()
+        .map(|(columns, _)| usize::from(columns))
+        .filter(|&c| c > 0)
+}
+
+/// The snippet's indent.
+const INDENT: &str = "    ";
+
 /// `path:line  Title › Section`, then the snippet indented, matches marked.
-fn write_hit(out: &mut impl Write, hit: &Hit, color: bool) -> std::io::Result<()> {
-    let path = inline(&hit.path);
-    let heading = inline(&hit.heading);
+/// With a `width` (a terminal), each hit stays two lines however narrow:
+/// the heading loses its outer parts first (the section says the most),
+/// the snippet is cut around its first match.
+fn write_hit(
+    out: &mut impl Write,
+    hit: &Hit,
+    color: bool,
+    width: Option<usize>,
+) -> std::io::Result<()> {
+    let mut path = format!("{}:{}", inline(&hit.path), hit.line);
+    let mut heading = inline(&hit.heading);
+    if let Some(width) = width {
+        // The location is what `lore open` takes: kept whole while it fits.
+        path = crate::text::fit_middle(&path, width);
+        heading = fit_heading(&heading, width.saturating_sub(path.width() + 2));
+    }
+    let gap = if heading.is_empty() { "" } else { "  " };
     if color {
+        let (file, line) = path.rsplit_once(':').unwrap_or((&path, ""));
         writeln!(
             out,
-            "{PATH_STYLE}{path}{RESET}:{LINE_STYLE}{}{RESET}  {HEADING_STYLE}{heading}{RESET}",
-            hit.line
+            "{PATH_STYLE}{file}{RESET}:{LINE_STYLE}{line}{RESET}{gap}{HEADING_STYLE}{heading}{RESET}",
         )?;
     } else {
-        writeln!(out, "{path}:{}  {heading}", hit.line)?;
+        writeln!(out, "{path}{gap}{heading}")?;
     }
     if hit.snippet.is_empty() {
         return Ok(());
     }
     // The snippet is sanitized by the library; highlights are byte ranges in it.
-    let mut line = String::from("    ");
+    let (snippet, highlights) = match width {
+        Some(width) => fit_snippet(
+            &hit.snippet,
+            &hit.highlights,
+            width.saturating_sub(INDENT.len()),
+        ),
+        None => (hit.snippet.clone(), hit.highlights.clone()),
+    };
+    let mut line = String::from(INDENT);
     let mut at = 0;
-    for range in &hit.highlights {
-        if !color || range.start < at || range.end > hit.snippet.len() {
+    for range in &highlights {
+        if !color || range.start < at || range.end > snippet.len() {
             continue;
         }
-        line.push_str(&hit.snippet[at..range.start]);
+        line.push_str(&snippet[at..range.start]);
         line.push_str(MATCH_STYLE);
-        line.push_str(&hit.snippet[range.clone()]);
+        line.push_str(&snippet[range.clone()]);
         line.push_str(RESET);
         at = range.end;
     }
-    line.push_str(&hit.snippet[at..]);
+    line.push_str(&snippet[at..]);
     writeln!(out, "{line}")
+}
+
+/// `Title › Part › Section` in `room` columns: whole if it fits, else
+/// without its outer parts (`… › Section`), else the section cut at its end.
+fn fit_heading(heading: &str, room: usize) -> String {
+    if heading.width() <= room {
+        return heading.to_string();
+    }
+    let parts: Vec<&str> = heading.split(" › ").collect();
+    for first in 1..parts.len() {
+        let shorter = format!("… › {}", parts[first..].join(" › "));
+        if shorter.width() <= room {
+            return shorter;
+        }
+    }
+    let last = parts.last().copied().unwrap_or(heading);
+    if room == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    for unit in crate::text::units(last) {
+        if out.width() + unit.width() > room - 1 {
+            break;
+        }
+        out.push_str(unit);
+    }
+    out.push('…');
+    out
+}
+
+/// The snippet in `room` columns with its highlights moved along: cut at
+/// the end, or, when the first match would fall past the cut, starting a
+/// little before that match (`…`).
+fn fit_snippet(
+    snippet: &str,
+    highlights: &[std::ops::Range<usize>],
+    room: usize,
+) -> (String, Vec<std::ops::Range<usize>>) {
+    if snippet.width() <= room {
+        return (snippet.to_string(), highlights.to_vec());
+    }
+    if room < 2 {
+        return (String::new(), Vec::new());
+    }
+    let units: Vec<(usize, &str)> = crate::text::units(snippet)
+        .scan(0, |at, u| {
+            let start = *at;
+            *at += u.len();
+            Some((start, u))
+        })
+        .collect();
+    let columns_before = |byte: usize| -> usize {
+        units
+            .iter()
+            .take_while(|(at, _)| *at < byte)
+            .map(|(_, u)| u.width())
+            .sum()
+    };
+    // Start so that the first match ends inside the room, with some text
+    // before it for context.
+    let mut first = 0;
+    let mut lead = "";
+    if let Some(m) = highlights.first()
+        && columns_before(m.end) > room - 1
+    {
+        let context = room / 4;
+        let want = columns_before(m.start).saturating_sub(context);
+        let mut cols = 0;
+        while first < units.len() && cols < want {
+            cols += units[first].1.width();
+            first += 1;
+        }
+        lead = "…";
+    }
+    let mut used = lead.width();
+    let mut last = first;
+    while last < units.len() && used + units[last].1.width() <= room - 1 {
+        used += units[last].1.width();
+        last += 1;
+    }
+    // All of the rest fits without the closing mark.
+    let rest: usize = units[last..].iter().map(|(_, u)| u.width()).sum();
+    let tail = if last < units.len() && used + rest > room {
+        "…"
+    } else {
+        last = units.len();
+        ""
+    };
+    let start = units.get(first).map_or(snippet.len(), |(at, _)| *at);
+    let end = units.get(last).map_or(snippet.len(), |(at, _)| *at);
+    let shift = lead.len();
+    let text = format!("{lead}{}{tail}", &snippet[start..end]);
+    let moved = highlights
+        .iter()
+        .filter(|r| r.start >= start && r.end <= end)
+        .map(|r| r.start - start + shift..r.end - start + shift)
+        .collect();
+    (text, moved)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(heading: &str, snippet: &str, highlight: &str) -> Hit {
+        let at = snippet.find(highlight).unwrap();
+        Hit {
+            path: "cuda/20-cupti-deep-dive-arr-coc.md".into(),
+            anchor: "x".into(),
+            line: 258,
+            title: "T".into(),
+            heading: heading.into(),
+            kind: crate::corpus::Kind::Knowledge,
+            score: 1.0,
+            snippet: snippet.into(),
+            highlights: vec![at..at + highlight.len()],
+            confidence: 1.0,
+        }
+    }
+
+    fn printed(hit: &Hit, color: bool, width: Option<usize>) -> String {
+        let mut out = Vec::new();
+        write_hit(&mut out, hit, color, width).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    /// `lore search` in a 60-column terminal: each hit was a heading trail of
+    /// 170 characters and a long snippet, three or four rows each; now two.
+    #[test]
+    fn a_hit_keeps_two_lines_on_a_narrow_terminal() {
+        let hit = hit(
+            "CUPTI Deep Dive: What It Is, Who Loads It, and Whether arr-coc Needs It › pip wheels already ship CUPTI › What happens without it",
+            "Without the wheel, importing torch fails at once with ImportError: libcupti.so.12: cannot open shared object file: No such file or directory",
+            "libcupti.so.12",
+        );
+        for width in [40, 60, 80] {
+            let text = printed(&hit, false, Some(width));
+            let lines: Vec<&str> = text.lines().collect();
+            assert_eq!(lines.len(), 2, "{text}");
+            for line in &lines {
+                assert!(line.width() <= width, "{width}: {line:?}");
+            }
+            // The match is on screen.
+            assert!(lines[1].contains("libcupti"), "{width}: {text}");
+        }
+        // The section stays, its trail gives way, then its end.
+        let text = printed(&hit, false, Some(80));
+        assert!(
+            text.starts_with(
+                "cuda/20-cupti-deep-dive-arr-coc.md:258  … › What happens without it\n"
+            ),
+            "{text}"
+        );
+        let text = printed(&hit, false, Some(60));
+        assert!(
+            text.starts_with("cuda/20-cupti-deep-dive-arr-coc.md:258  What happens withou…\n"),
+            "{text}"
+        );
+        // Colours mark the match where it moved to.
+        let colored = printed(&hit, true, Some(60));
+        assert!(
+            colored.contains(&format!("{MATCH_STYLE}libcupti.so.12{RESET}")),
+            "{colored:?}"
+        );
+        // Into a pipe: whole lines, as before.
+        let piped = printed(&hit, false, None);
+        assert!(piped.contains("CUPTI Deep Dive: What It Is"), "{piped}");
+        assert!(piped.contains("No such file or directory"), "{piped}");
+    }
+
+    #[test]
+    fn a_short_hit_is_printed_as_it_is() {
+        let hit = hit("A › B", "short libcupti line", "libcupti");
+        assert_eq!(
+            printed(&hit, false, Some(80)),
+            "cuda/20-cupti-deep-dive-arr-coc.md:258  A › B\n    short libcupti line\n"
+        );
+    }
 }

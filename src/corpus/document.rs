@@ -82,6 +82,25 @@ pub enum LinkTarget {
     OutsideRoot(String),
 }
 
+/// The scheme of a link to a decision tree (`decide:need-cupti`): a related
+/// decision on an outcome page, which lore opens as a walk.
+pub const TREE_SCHEME: &str = "decide:";
+
+impl LinkTarget {
+    /// The decision tree a `decide:ID` link names.
+    pub fn tree(&self) -> Option<&str> {
+        match self {
+            LinkTarget::External(url) => url.strip_prefix(TREE_SCHEME).filter(|id| !id.is_empty()),
+            _ => None,
+        }
+    }
+
+    /// Lore opens it: a file in the knowledge, or a decision tree.
+    pub fn is_followable(&self) -> bool {
+        matches!(self, LinkTarget::Internal { .. }) || self.tree().is_some()
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Link {
     pub text: String,

@@ -10,8 +10,8 @@ mod lookup;
 mod slug;
 
 pub use document::{
-    CodeBlock, Document, Footnote, Kind, Link, LinkTarget, Section, bare_url, fence_language,
-    footnote_anchor, footnote_label, markdown_options, resolve,
+    CodeBlock, Document, Footnote, Kind, Link, LinkTarget, Section, TREE_SCHEME, bare_url,
+    fence_language, footnote_anchor, footnote_label, markdown_options, resolve,
 };
 pub(crate) use document::{LineIndex, footnote_reference};
 pub use drop::DropInfo;

@@ -20,8 +20,7 @@ use super::tree::{DecisionTree, Evidence, Outcome, Question};
 use crate::corpus::Corpus;
 use crate::text::one_line;
 
-/// The scheme of a link to another decision tree: `decide:need-cupti`.
-pub const TREE_SCHEME: &str = "decide:";
+pub use crate::corpus::TREE_SCHEME;
 
 /// The tree id a link names, if it is a `decide:` link.
 pub fn tree_link(dest: &str) -> Option<&str> {

@@ -31,6 +31,24 @@ use crate::corpus::{Document, LinkTarget};
 use crate::sources::Stamp;
 use crate::theme::{Theme, ThemeKey};
 
+/// Inline Markdown (an option's label, a title) as a reader sees it, for a
+/// place that shows plain text on one line (a breadcrumb): `code` without
+/// its backticks, emphasis without its stars, a link as its text. Sanitized.
+pub fn inline_text(markdown: &str) -> String {
+    use pulldown_cmark::{Event, Parser};
+    let mut out = String::new();
+    for event in Parser::new(markdown) {
+        match event {
+            Event::Text(t) | Event::Code(t) | Event::InlineHtml(t) | Event::Html(t) => {
+                out.push_str(&t)
+            }
+            Event::SoftBreak | Event::HardBreak => out.push(' '),
+            _ => {}
+        }
+    }
+    crate::text::one_line(&out)
+}
+
 /// How to render.
 #[derive(Clone, Copy)]
 pub struct RenderOptions<'a> {

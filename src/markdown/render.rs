@@ -470,7 +470,7 @@ impl Renderer<'_> {
                 });
                 self.current_link = Some(id);
                 // Links lore can open carry a mark in front of their text.
-                if matches!(self.link_infos[id].target, LinkTarget::Internal { .. }) {
+                if self.link_infos[id].target.is_followable() {
                     let style = self.style().patch(self.theme.link_followable);
                     self.push_frag(FOLLOWABLE.into(), style, line);
                 }

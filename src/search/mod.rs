@@ -11,6 +11,7 @@
 
 mod cache;
 pub mod query;
+mod rare;
 pub mod schema;
 pub mod snippet;
 pub mod synthetic;

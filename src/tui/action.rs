@@ -81,6 +81,10 @@ pub enum Action {
         /// The lines of a pasted log that were searched for (empty for a
         /// typed query).
         searched: Arc<Vec<String>>,
+        /// For a pasted log, the rare words of the searched lines: the only
+        /// ones marked in a document opened from a hit (empty for a typed
+        /// query, whose own words are marked).
+        marked: Arc<Vec<String>>,
     },
     /// Building the index: knowledge files done out of the total.
     IndexProgress {

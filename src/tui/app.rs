@@ -354,8 +354,9 @@ impl App {
                 generation,
                 hits,
                 searched,
+                marked,
             } => {
-                self.search_results(generation, hits, searched);
+                self.search_results(generation, hits, searched, marked);
                 return;
             }
             Action::IndexProgress { done, total } => {

@@ -442,6 +442,10 @@ impl App {
                     self.open_document(path, at, Vec::new(), Via::Link);
                 }
             }
+            LinkTarget::External(_) if link.target.tree().is_some() => {
+                let id = link.target.tree().unwrap_or_default().to_string();
+                self.open_related(&id);
+            }
             LinkTarget::External(url) => self.set_status(
                 Level::Info,
                 format!("web link, not opened: {url}  (c copies it)"),
@@ -724,6 +728,10 @@ pub fn describe_target(target: &LinkTarget, dest: &str) -> String {
             Some(a) => format!("→ {path}#{a}  (Enter opens)"),
             None => format!("→ {path}  (Enter opens)"),
         },
+        LinkTarget::External(_) if target.tree().is_some() => {
+            let id = crate::text::inline(target.tree().unwrap_or_default());
+            format!("→ decision tree {id}  (Enter starts it)")
+        }
         LinkTarget::External(url) => format!("web link {url}  (c copies; lore never opens it)"),
         LinkTarget::OutsideRoot(_) => {
             format!("{dest}: outside the knowledge folders, not followed")

@@ -40,6 +40,8 @@ pub struct Search {
     pub hits: Arc<Vec<Hit>>,
     /// The lines of a pasted log the hits were searched by.
     pub searched: Arc<Vec<String>>,
+    /// For a pasted log, the words to mark in a document opened from a hit.
+    pub marked: Arc<Vec<String>>,
     /// The query `hits` answer.
     pub answered: String,
     pub cursor: Cursor,
@@ -59,6 +61,7 @@ impl Default for Search {
             input: TextInput::multiline(MAX_QUERY_BYTES),
             hits: Arc::new(Vec::new()),
             searched: Arc::new(Vec::new()),
+            marked: Arc::new(Vec::new()),
             answered: String::new(),
             cursor: Cursor::default(),
             sent: 0,
@@ -123,6 +126,7 @@ impl App {
             self.search.received = self.search.sent;
             self.search.hits = Arc::new(Vec::new());
             self.search.searched = Arc::new(Vec::new());
+            self.search.marked = Arc::new(Vec::new());
             self.search.answered.clear();
             self.search.cursor = Cursor::default();
             return;
@@ -136,6 +140,7 @@ impl App {
         generation: u64,
         hits: Arc<Vec<Hit>>,
         searched: Arc<Vec<String>>,
+        marked: Arc<Vec<String>>,
     ) {
         if generation <= self.search.received || generation > self.search.sent {
             return;
@@ -143,6 +148,7 @@ impl App {
         self.search.received = generation;
         self.search.hits = hits;
         self.search.searched = searched;
+        self.search.marked = marked;
         self.search.answered = self.search.input.text.trim().to_string();
         self.search.cursor = Cursor::default();
     }
@@ -236,7 +242,11 @@ impl App {
             return;
         };
         self.history.searched(&self.search.answered);
-        let terms = hit_terms(&hit, &self.search.answered);
+        let terms = if self.search.searched.is_empty() {
+            hit_terms(&hit, &self.search.answered)
+        } else {
+            pasted_hit_terms(&hit, &self.search.marked)
+        };
         let at = if hit.anchor.is_empty() {
             At::Line(hit.line)
         } else {
@@ -244,6 +254,42 @@ impl App {
         };
         self.open_document(&hit.path, at, terms, Via::Screen(Screen::Search));
     }
+}
+
+/// The searched lines of a pasted log in the order the screen lists them:
+/// the deciding line first (the last failure, whose words count most; else
+/// the last line), then the others in log order. Only the first few fit
+/// above the hits, and the line that decided the search must be one of them.
+pub fn searched_order(lines: &[String]) -> Vec<usize> {
+    use crate::search::triage::{LineKind, classify};
+    let Some(deciding) = lines
+        .iter()
+        .rposition(|l| classify(l) == LineKind::Failure)
+        .or(lines.len().checked_sub(1))
+    else {
+        return Vec::new();
+    };
+    std::iter::once(deciding)
+        .chain((0..lines.len()).filter(|&i| i != deciding))
+        .collect()
+}
+
+/// The words to mark in a document opened from a hit found by a pasted log:
+/// its rare words (a log's common words, `error`, `file`, `line`, would mark
+/// nearly every line), and what the index matched in the snippet that holds
+/// one of them (`libcupti.so.12` for `libcupti`).
+pub fn pasted_hit_terms(hit: &Hit, rare: &[String]) -> Vec<String> {
+    let mut terms: Vec<String> = rare.to_vec();
+    terms.extend(
+        hit.highlights
+            .iter()
+            .filter_map(|r| hit.snippet.get(r.clone()))
+            .map(str::to_lowercase)
+            .filter(|t| rare.iter().any(|w| t.contains(w.as_str()))),
+    );
+    terms.sort();
+    terms.dedup();
+    terms
 }
 
 /// The words to highlight in a document opened from a hit: the query's own

@@ -112,10 +112,16 @@ fn run(
                 }
             }
         }
+        let marked = if parsed.pasted {
+            index.rare_words(&parsed)
+        } else {
+            Vec::new()
+        };
         let answer = Action::SearchResults {
             generation: query.generation,
             hits: Arc::new(hits),
             searched: Arc::new(parsed.searched),
+            marked: Arc::new(marked),
         };
         if events.send(Event::Action(answer)).is_err() {
             return;

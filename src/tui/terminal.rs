@@ -188,6 +188,11 @@ pub fn install_panic_hook(log_path: Option<PathBuf>) {
         let thread = std::thread::current();
         let thread = thread.name().unwrap_or("unnamed");
         log::error!("panic in thread {thread}{location}: {message}");
+        // The functions the panic came through, for the bug report: the
+        // release binary keeps its symbol table (no debug info), so they
+        // are named even without file and line.
+        let backtrace = std::backtrace::Backtrace::force_capture();
+        log::error!("backtrace:\n{backtrace}");
         log::logger().flush();
         eprintln!("lore: internal error{location}: {message}");
         match &log_path {

@@ -201,7 +201,7 @@ impl App {
     }
 
     /// Starts the tree a `decide:ID` link names (a related decision).
-    fn open_related(&mut self, id: &str) {
+    pub(super) fn open_related(&mut self, id: &str) {
         let Some(index) = self.trees.list.iter().position(|t| t.id == id) else {
             self.set_status(Level::Warning, format!("no decision tree `{id}` is loaded"));
             return;
@@ -508,7 +508,9 @@ impl App {
                 let panel_md =
                     tree_md::question_panel(&walk.session, question, &names, hint.as_deref());
                 let (doc, panel) = style.render(panel_md, &rel, bare.panel.width);
-                let (head, options) = style.head(question, bare.question.width);
+                // The last column is kept for the `▲`/`▼` marks of a list
+                // that scrolls, so they never cover a letter.
+                let (head, options) = style.head(question, bare.question.width.saturating_sub(1));
                 let panel_height = layout::walk(body, head.len()).panel.height as usize;
                 let panel = match walk.question.take() {
                     Some(mut view) if view.panel.doc.text == doc.text => {

@@ -120,11 +120,17 @@ pub fn pump(
             match effect {
                 Effect::Query { generation, text } => {
                     let hits = index.query(&text, lore::tui::search::HIT_LIMIT);
-                    let searched = lore::search::query::parse(&text).searched;
+                    let parsed = lore::search::query::parse(&text);
+                    let marked = if parsed.pasted {
+                        index.rare_words(&parsed)
+                    } else {
+                        Vec::new()
+                    };
                     app.update(lore::tui::action::Action::SearchResults {
                         generation,
                         hits: std::sync::Arc::new(hits),
-                        searched: std::sync::Arc::new(searched),
+                        searched: std::sync::Arc::new(parsed.searched),
+                        marked: std::sync::Arc::new(marked),
                     });
                 }
                 other => others.push(other),

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
-use super::{fit, fit_left, marked};
+use super::{fit, fit_path, marked};
 use crate::corpus::Kind;
 use crate::text::{inline, sanitize};
 use crate::tui::app::App;
@@ -86,7 +86,8 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, area: Rect) {
     frame.render_widget(Paragraph::new(lines), list);
 }
 
-/// `  Title …            kind  path` fitted to `width`, matched characters
+/// `  Title …            kind  path` fitted to `width` (the path cut in its
+/// middle, see `fit_path`), matched characters
 /// marked, the whole line reversed when selected.
 fn doc_line(
     app: &App,
@@ -106,7 +107,9 @@ fn doc_line(
         Kind::Index => "index",
     };
     let path_room = (width / 3).clamp(12, 48).min(width.saturating_sub(8));
-    let path_shown = fit_left(&path, path_room);
+    // The folder and the file's number and first word tell `10-docker…`
+    // from `10-performance…`; the end says the rest.
+    let path_shown = fit_path(&path, path_room);
     let tag_room = if tag.is_empty() { 0 } else { tag.len() + 2 };
     let title_room = width.saturating_sub(3 + path_shown.width() + tag_room + 2);
     let title_shown = fit(&title, title_room);

@@ -84,7 +84,7 @@ fn header(frame: &mut Frame<'_>, app: &App, area: Rect) {
                     .text
                     .height as usize;
                 let position = reader::position(page, height);
-                let path = fit_left(
+                let path = fit_path(
                     &inline(&page.doc.path),
                     (area.width as usize).saturating_sub(position.len() + 3 + 28),
                 );
@@ -161,7 +161,13 @@ fn footer(frame: &mut Frame<'_>, app: &App, area: Rect) {
             Level::Warning => chrome.status.patch(chrome.warning),
             Level::Error => chrome.status.patch(chrome.error),
         };
-        left.push(Span::styled(format!(" {}", status.text), style));
+        // A message longer than the bar loses its middle, not its end
+        // (which often says what to do next); the key hints give way.
+        let room = (area.width as usize).saturating_sub(2);
+        left.push(Span::styled(
+            format!(" {}", crate::text::fit_middle(&status.text, room)),
+            style,
+        ));
     } else {
         if app.screen == Screen::Reader
             && let Some(count) = reader::match_count(app)
@@ -201,11 +207,19 @@ fn footer(frame: &mut Frame<'_>, app: &App, area: Rect) {
 }
 
 /// As many `key action` hints of the current mode as fit in `room` columns.
+/// A hint that does not fit whole names the action's main use, the part
+/// before ` or ` (`Up previous hit`; help says `previous hit or search`).
 fn hint_spans(app: &App, room: usize) -> Vec<Span<'static>> {
     let mut spans = Vec::new();
     let mut used = 0;
-    for (key, description) in app.keys.hints(app.mode()) {
-        let width = key.width() + 1 + description.width() + 2;
+    for (key, mut description) in app.keys.hints(app.mode()) {
+        let width_of = |d: &str| key.width() + 1 + d.width() + 2;
+        if used + width_of(description) > room
+            && let Some((main, _)) = description.split_once(" or ")
+        {
+            description = main;
+        }
+        let width = width_of(description);
         if used + width > room {
             break;
         }
@@ -260,6 +274,32 @@ pub fn fit_left(text: &str, width: usize) -> String {
         start -= 1;
     }
     format!("…{}", units[start..].concat())
+}
+
+/// Cuts a path to `width` columns keeping what tells files apart: the folder
+/// and a file's number and first word (`cuda/10-docker…ptimization.md`, so
+/// `10-docker…` and `10-performance…` differ) and its end. A file name with
+/// no number in front (a drop) keeps its end (`…packaging-2026-11-23.md`).
+pub fn fit_path(path: &str, width: usize) -> String {
+    if path.width() <= width {
+        return path.to_string();
+    }
+    let name_at = path.rfind('/').map_or(0, |i| i + 1);
+    let name = &path[name_at..];
+    let digits = name.chars().take_while(char::is_ascii_digit).count();
+    if digits == 0 || !name[digits..].starts_with('-') {
+        return fit_left(path, width);
+    }
+    let word_end = name[digits + 1..]
+        .find(['-', '.', '_'])
+        .map_or(name.len(), |i| digits + 1 + i);
+    let head = &path[..name_at + word_end];
+    // The head and at least a few characters of the end.
+    if head.width() + 5 > width {
+        return crate::text::fit_middle(path, width);
+    }
+    let tail = fit_left(&path[name_at + word_end..], width - head.width());
+    format!("{head}{tail}")
 }
 
 /// Spans for `text` with the characters at `positions` (char indices, sorted)
@@ -351,6 +391,21 @@ mod tests {
         assert_eq!(fit("abc", 3), "abc");
         assert_eq!(fit("日本語", 4), "日…");
         assert_eq!(fit_left("cuda/20-cupti.md", 9), "…cupti.md");
+        // Library rows at 80 columns: the number and first word stay.
+        assert_eq!(
+            fit_path("cuda/10-docker-multistage-ml-optimization.md", 26),
+            "cuda/10-docker…mization.md"
+        );
+        assert_eq!(
+            fit_path("cuda/10-performance-debugging-profiling-expert.md", 26),
+            "cuda/10-performance…ert.md"
+        );
+        assert_eq!(
+            fit_path("drops/KNOWLEDGE-DROP-cuda-installation-2026-11-22.md", 26),
+            "…nstallation-2026-11-22.md"
+        );
+        assert_eq!(fit_path("cuda/20-cupti.md", 40), "cuda/20-cupti.md");
+        assert!(fit_path("cuda/10-docker-multistage.md", 12).width() <= 12);
         assert_eq!(fit("x", 0), "");
     }
 

@@ -10,12 +10,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-use super::{Runs, fit, fit_left};
+use super::{Runs, fit, fit_left, fit_path};
 use crate::search::WEAK_NOTICE;
 use crate::text::{inline, needs_escape, sanitize};
 use crate::tui::app::App;
 use crate::tui::layout;
-use crate::tui::search::{IndexState, SHOWN_SEARCHED};
+use crate::tui::search::{IndexState, SHOWN_SEARCHED, searched_order};
 
 pub fn draw(frame: &mut Frame<'_>, app: &App, body: Rect) {
     let chrome = &app.chrome;
@@ -55,10 +55,23 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, body: Rect) {
     if header > 0 {
         let mut lines = Vec::new();
         let shown = search.searched.len().min(SHOWN_SEARCHED);
-        for line in &search.searched[..shown] {
+        // The deciding line first, in bold: it is what the hits answer.
+        for (n, i) in searched_order(&search.searched)
+            .into_iter()
+            .take(shown)
+            .enumerate()
+        {
+            let style = if n == 0 {
+                chrome.title.add_modifier(Modifier::BOLD)
+            } else {
+                chrome.title
+            };
             lines.push(Line::from(vec![
                 Span::styled(" searched: ", chrome.dim),
-                Span::styled(fit(&sanitize(line), width.saturating_sub(12)), chrome.title),
+                Span::styled(
+                    fit(&sanitize(&search.searched[i]), width.saturating_sub(12)),
+                    style,
+                ),
             ]));
         }
         if search.searched.len() > shown {
@@ -132,7 +145,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, body: Rect) {
         let row = chrome.row(selected);
         let (base, dim, hit_style) = (row.title, row.dim, row.matched);
         let location = format!("{}:{} ", inline(&hit.path), hit.line);
-        let location = fit_left(&location, width / 2);
+        let location = fit_path(&location, width / 2);
         // The section says most about a hit, so it goes first and is cut
         // last; the document's title follows, dimmed.
         let heading = inline(&hit.heading);

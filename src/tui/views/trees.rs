@@ -10,7 +10,8 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use unicode_width::UnicodeWidthStr;
 
 use super::{fit, fit_left};
-use crate::text::{inline, one_line};
+use crate::markdown::inline_text;
+use crate::text::inline;
 use crate::tui::app::App;
 use crate::tui::layout;
 use crate::tui::trees::QuestionView;
@@ -50,7 +51,7 @@ pub fn draw_list(frame: &mut Frame<'_>, app: &App, area: Rect) {
             "{} {}. {}",
             if selected { "▸" } else { " " },
             i + 1,
-            one_line(&tree.title)
+            inline_text(&tree.title)
         );
         let head = fit(&head, width.saturating_sub(id.width() + 3));
         let gap = width.saturating_sub(head.width() + id.width() + 1);
@@ -60,7 +61,7 @@ pub fn draw_list(frame: &mut Frame<'_>, app: &App, area: Rect) {
             Span::styled(format!("{id} "), dim),
         ]));
         lines.push(Line::from(Span::styled(
-            fit(&format!("     {}", one_line(&tree.summary)), width),
+            fit(&format!("     {}", inline_text(&tree.summary)), width),
             chrome.dim,
         )));
         lines.push(Line::default());
@@ -82,11 +83,12 @@ pub fn draw_walk(frame: &mut Frame<'_>, app: &App, body: Rect) {
     let chrome = &app.chrome;
     let areas = app.walk_layout();
 
-    // Breadcrumbs: the tree's own question, then the answers so far; the
-    // most recent are kept when the line is cut.
-    let mut crumbs = vec![one_line(&walk.session.tree().title)];
+    // Breadcrumbs: the tree's own question, then the answers so far, as the
+    // options read (their Markdown rendered: no backticks); the most recent
+    // are kept when the line is cut.
+    let mut crumbs = vec![inline_text(&walk.session.tree().title)];
     crumbs.extend(walk.session.history().iter().map(|a| {
-        let label = one_line(&a.option.label);
+        let label = inline_text(&a.option.label);
         if a.source.is_probe() {
             format!("{label} (probed)")
         } else {
