@@ -91,14 +91,13 @@ fn target_forms(corpus: &Corpus, current: &str) -> Vec<CompletionCandidate> {
     found.sort_by(|a, b| (a.0, &a.1.path).cmp(&(b.0, &b.1.path)));
     found
         .into_iter()
-        .filter(|(_, d)| !d.path.chars().any(crate::text::needs_escape))
         .map(|(_, d)| {
             let value = if unique_name(&d.path) {
                 name(&d.path)
             } else {
                 d.path.clone()
             };
-            CompletionCandidate::new(value).help(Some(sanitize(&d.title).into()))
+            CompletionCandidate::new(inline(&value)).help(Some(one_line(&d.title).into()))
         })
         .collect()
 }
