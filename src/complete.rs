@@ -168,7 +168,7 @@ fn answer_forms(
         .filter(|c| {
             let value = c.get_value().to_string_lossy();
             let question = value.split_once('=').map_or(&*value, |(q, _)| q);
-            !line.answered.iter().any(|a| *a == question)
+            !line.answered.contains(&question)
         })
         .collect()
 }

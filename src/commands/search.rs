@@ -265,7 +265,7 @@ fn fit_snippet(
     }
     let mut used = lead.width();
     let mut last = first;
-    while last < units.len() && used + units[last].1.width() <= room - 1 {
+    while last < units.len() && used + units[last].1.width() < room {
         used += units[last].1.width();
         last += 1;
     }
@@ -304,7 +304,7 @@ mod tests {
             kind: crate::corpus::Kind::Knowledge,
             score: 1.0,
             snippet: snippet.into(),
-            highlights: vec![at..at + highlight.len()],
+            highlights: std::iter::once(at..at + highlight.len()).collect(),
             confidence: 1.0,
         }
     }

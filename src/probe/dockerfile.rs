@@ -2084,7 +2084,7 @@ fn push_build(
         .filter(|h| {
             inline.iter().any(|i| i == *h)
                 || state.exported.iter().any(|e| e == *h)
-                || stage.vars.get(**h).is_some()
+                || stage.vars.contains_key(**h)
         })
         .map(|h| h.to_string())
         .collect();

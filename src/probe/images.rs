@@ -163,7 +163,7 @@ pub fn lookup(image: &str) -> Option<Implied<'static>> {
 pub fn lookup_in<'a>(rows: &'a [ImageRow], image: &str) -> Option<Implied<'a>> {
     let (repo, tag) = split_reference(image)?;
     rows.iter().find_map(|row| {
-        if !row.repos.iter().any(|r| *r == repo) {
+        if !row.repos.contains(&repo) {
             return None;
         }
         let captures = if row.tags.is_empty() {
