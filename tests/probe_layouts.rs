@@ -754,3 +754,50 @@ fn a_torch_checkout_on_pythonpath_shadows_the_venv_torch() {
         vec![format!("{r}/workspace/pytorch/torch/version.py:1")]
     )));
 }
+
+/// pyenv's shims come first on PATH and run the version pyenv chooses (its
+/// global `version` file here); `system` hands over to the next python3.
+#[test]
+fn a_pyenv_shim_runs_the_version_pyenv_chooses() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(
+        &r.join("root/.pyenv/shims/python3"),
+        "#!/usr/bin/env bash\nexec \"/root/.pyenv/libexec/pyenv\" exec \"$program\" \"$@\"\n",
+    );
+    write(&r.join("root/.pyenv/version"), "3.11.7\n");
+    let v = r.join("root/.pyenv/versions/3.11.7");
+    write(&v.join("bin/python3.11"), "fixture\n");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("python3.11", v.join("bin/python3")).unwrap();
+    write(
+        &v.join("lib/python3.11/site-packages/torch/version.py"),
+        "__version__ = '2.5.1+cu124'\ncuda: Optional[str] = '12.4'\n",
+    );
+    write(&r.join("usr/bin/python3"), "fixture\n");
+    write(&r.join("usr/lib/python3/dist-packages/README.txt"), "\n");
+    let rs = fs::canonicalize(r).unwrap().display().to_string();
+    let env = Environment::default()
+        .with("PATH", "/root/.pyenv/shims:/usr/bin")
+        .with("HOME", "/root");
+    let findings = probe_as_machine(&rs, &env);
+    let python3 = fact_values(&findings, "python3");
+    assert_eq!(python3[0].0, format!("{rs}/root/.pyenv/shims/python3"));
+    assert!(
+        python3[0].1[1].starts_with(&format!("{rs}/root/.pyenv/version:1 (pyenv's choice")),
+        "{python3:?}"
+    );
+    assert_eq!(
+        fact_values(&findings, "python3.torch")[0].0,
+        format!("{rs}/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/torch")
+    );
+
+    write(&r.join("root/.pyenv/version"), "system\n");
+    let findings = probe_as_machine(&rs, &env);
+    let python3 = fact_values(&findings, "python3");
+    assert_eq!(python3[0].0, format!("{rs}/usr/bin/python3"));
+    assert_eq!(
+        fact_values(&findings, "python3.torch")[0].0,
+        "none: `import torch` finds no torch"
+    );
+}

@@ -274,7 +274,10 @@ fn from_environment(
         } else if has_python && let Ok(real) = root.real(&exe) {
             envs.add(root, parent(parent(&real)), label.clone(), notes);
         }
-        if has_python && first.is_none() {
+        // A pyenv shim set to `system` hands over to the next python3 on PATH.
+        let passes_on =
+            pyenv_selection(root, env, dir, notes).is_some_and(|(_, v, _)| v == "system");
+        if has_python && first.is_none() && !passes_on {
             first = Some((i, dir.to_string(), label));
         }
     }
@@ -314,6 +317,26 @@ fn python_on_path(
         .find(|d| root.exists(&join(d, "pyvenv.cfg")))
         .map(str::to_string);
     let user_site = env.get("PYTHONNOUSERSITE").is_none_or(str::is_empty);
+    let home = env.get("HOME").filter(|h| h.starts_with('/'));
+    if let Some((pyenv, version, chosen)) = pyenv_selection(root, env, dir, notes) {
+        evidence.push(format!(
+            "{chosen} (pyenv's choice, unless a .python-version file in the folder python3 runs from chooses another)"
+        ));
+        let prefix = format!("{pyenv}/versions/{version}");
+        let real = root
+            .real(&format!("{prefix}/bin/python3"))
+            .unwrap_or_default();
+        let version = python_version(&real);
+        if user_site && let Some(home) = home {
+            sites.extend(prefix_sites(
+                root,
+                &join(home, ".local"),
+                version.as_deref(),
+            ));
+        }
+        sites.extend(prefix_sites(root, &prefix, version.as_deref()));
+        return on_path(root, &exe, evidence, sites);
+    }
     match venv {
         Some(prefix) => {
             let cfg = join(&prefix, "pyvenv.cfg");
@@ -345,7 +368,7 @@ fn python_on_path(
                 evidence.push(format!("{} leads to {}", root.show(&exe), root.show(&real)));
             }
             let version = python_version(&real);
-            if user_site && let Some(home) = env.get("HOME").filter(|h| h.starts_with('/')) {
+            if user_site && let Some(home) = home {
                 sites.extend(prefix_sites(
                     root,
                     &join(home, ".local"),
@@ -355,6 +378,11 @@ fn python_on_path(
             sites.extend(prefix_sites(root, &prefix, version.as_deref()));
         }
     }
+    on_path(root, &exe, evidence, sites)
+}
+
+/// The `PythonOnPath` of `exe`, its site folders each once.
+fn on_path(root: &Root, exe: &str, evidence: Vec<String>, sites: Vec<String>) -> PythonOnPath {
     let mut sites_real = Vec::new();
     let mut shown = Vec::new();
     for site in sites {
@@ -366,13 +394,60 @@ fn python_on_path(
     }
     PythonOnPath {
         exe: Found {
-            value: root.show(&exe),
+            value: root.show(exe),
             evidence,
         },
         sites: shown,
         sites_real,
         torch: None,
     }
+}
+
+/// The Python a pyenv shim folder (`~/.pyenv/shims`) runs: `$PYENV_VERSION`,
+/// else the first version in pyenv's global `version` file, else `system`
+/// (the next python3 on PATH). Returns pyenv's folder, the version and where
+/// the choice was read. `None` when `dir` is no pyenv shim folder.
+fn pyenv_selection(
+    root: &Root,
+    env: &Environment,
+    dir: &str,
+    notes: &mut Vec<Note>,
+) -> Option<(String, String, String)> {
+    let pyenv = dir.strip_suffix("/shims")?;
+    if !root.is_dir(&join(pyenv, "versions")) {
+        return None;
+    }
+    if let Some(v) = env.get("PYENV_VERSION").filter(|v| !v.trim().is_empty()) {
+        let first = v.split(':').next().unwrap_or(v).trim().to_string();
+        return Some((pyenv.to_string(), first, format!("$PYENV_VERSION={v}")));
+    }
+    let file = join(pyenv, "version");
+    if root.exists(&file)
+        && let Some(text) = read_text(root, &file, SMALL_FILE, notes)
+    {
+        for (i, line) in text.lines().enumerate() {
+            let Some(version) = line
+                .split_whitespace()
+                .next()
+                .filter(|v| !v.starts_with('#'))
+            else {
+                continue;
+            };
+            return Some((
+                pyenv.to_string(),
+                version.to_string(),
+                format!("{}:{}", root.show(&file), i + 1),
+            ));
+        }
+    }
+    Some((
+        pyenv.to_string(),
+        "system".to_string(),
+        format!(
+            "{}: absent, so pyenv runs the system Python",
+            root.show(&file)
+        ),
+    ))
 }
 
 /// `3.12` from `…/python3.12`.
@@ -414,8 +489,9 @@ fn read_pyvenv_cfg(text: &str) -> (Option<String>, Option<String>, Option<(usize
 /// The site folders Python puts on `sys.path` for `prefix`, in order: for
 /// Debian's `/usr`, `/usr/local/lib/python3.X/dist-packages`,
 /// `/usr/lib/python3/dist-packages`, then `/usr/lib/python3.X/dist-packages`;
-/// otherwise `lib/python3.X/site-packages` (and `lib64`, as Fedora has it).
-/// With no known version, every `python3*` folder.
+/// then `lib64/python3.X/site-packages` (Fedora puts it first) and
+/// `lib/python3.X/site-packages`. With no known version, every `python3.*`
+/// folder.
 fn prefix_sites(root: &Root, prefix: &str, version: Option<&str>) -> Vec<String> {
     let prefix = prefix.trim_end_matches('/');
     let versions: Vec<String> = match version {
@@ -431,17 +507,23 @@ fn prefix_sites(root: &Root, prefix: &str, version: Option<&str>) -> Vec<String>
             .unwrap_or_default(),
     };
     let mut candidates = Vec::new();
+    if prefix == "/usr" {
+        // Debian's order; the version-less folder is there whatever the version.
+        candidates.extend(
+            versions
+                .iter()
+                .map(|v| format!("/usr/local/lib/{v}/dist-packages")),
+        );
+        candidates.push("/usr/lib/python3/dist-packages".to_string());
+        candidates.extend(
+            versions
+                .iter()
+                .map(|v| format!("/usr/lib/{v}/dist-packages")),
+        );
+    }
     for v in &versions {
-        if prefix == "/usr" {
-            candidates.push(format!("/usr/local/lib/{v}/dist-packages"));
-            candidates.push("/usr/lib/python3/dist-packages".to_string());
-            candidates.push(format!("/usr/lib/{v}/dist-packages"));
-            candidates.push(format!("/usr/lib64/{v}/site-packages"));
-        }
+        candidates.push(format!("{prefix}/lib64/{v}/site-packages"));
         candidates.push(format!("{prefix}/lib/{v}/site-packages"));
-        if prefix != "/usr" {
-            candidates.push(format!("{prefix}/lib64/{v}/site-packages"));
-        }
     }
     candidates.retain(|c| root.is_dir(c));
     candidates

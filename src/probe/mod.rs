@@ -90,6 +90,7 @@ impl Environment {
         "CONDA_PREFIX",
         "PYTHONPATH",
         "PYTHONNOUSERSITE",
+        "PYENV_VERSION",
         "LD_LIBRARY_PATH",
         "CUDA_HOME",
         "CUDA_PATH",
@@ -360,6 +361,11 @@ impl Findings {
                 push("python3", p.exe.value.clone(), &p.exe.evidence);
                 match &p.torch {
                     Some(t) => push("python3.torch", t.value.clone(), &t.evidence),
+                    None if p.sites.is_empty() => push(
+                        "python3.torch",
+                        "unknown: no site folder found for this python3".into(),
+                        &p.exe.evidence,
+                    ),
                     None => push(
                         "python3.torch",
                         "none: `import torch` finds no torch".into(),
