@@ -88,7 +88,10 @@ fn readme_commands_work_as_shown() {
         }
         ran += 1;
     }
-    assert!(ran >= 10, "only {ran} commands found in the README");
+    // The quick start's examples are in `console`/`bash` blocks, which
+    // tests/readme_commands.rs runs; these are the reference sections' `text`
+    // examples. The floor only guards against the parser finding nothing.
+    assert!(ran >= 5, "only {ran} commands found in the README");
 }
 
 /// `(command, shown output)` for each `lore` line of the README's `text`
@@ -118,7 +121,8 @@ fn readme_commands(readme: &str) -> Vec<(String, Vec<String>)> {
             None => (false, line.clone()),
         };
         if command.starts_with("lore ") || command == "lore" {
-            let synopsis = ["[GLOBAL", "PATH[", "[--", "QUERY…"];
+            // Synopsis lines hold placeholders (`DIR`, `PATH[`, `[--flag]`): not run.
+            let synopsis = ["[GLOBAL", "PATH[", "[--", "QUERY…", " DIR"];
             if synopsis.iter().any(|s| command.contains(s)) {
                 output_of = None;
                 continue;
