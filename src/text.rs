@@ -26,6 +26,7 @@
 
 use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
 use unicode_segmentation::{GraphemeIndices, UnicodeSegmentation};
+use unicode_width::UnicodeWidthStr;
 
 /// Replaces control characters with visible caret notation (`^[` for ESC,
 /// `^?` for DEL, `<U+0085>` style for C1 controls, bidirectional overrides
@@ -232,7 +233,6 @@ fn is_hidden(ch: char) -> bool {
 /// the most (a file's number and folder, a message's last words). An
 /// escape is kept whole or left out whole.
 pub fn fit_middle(text: &str, width: usize) -> String {
-    use unicode_width::UnicodeWidthStr;
     if text.width() <= width {
         return text.to_string();
     }
@@ -311,13 +311,35 @@ fn escape_len(text: &str) -> usize {
     }
 }
 
+/// Cuts `text` to `width` columns from the left (`…/tail.md`), for paths whose
+/// end says the most.
+pub fn fit_left(text: &str, width: usize) -> String {
+    if UnicodeWidthStr::width(text) <= width {
+        return text.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let units: Vec<&str> = units(text).collect();
+    let mut start = units.len();
+    let mut used = 0;
+    while start > 0 {
+        let w = UnicodeWidthStr::width(units[start - 1]);
+        if used + w > width - 1 {
+            break;
+        }
+        used += w;
+        start -= 1;
+    }
+    format!("…{}", units[start..].concat())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn fitting_in_the_middle_keeps_both_ends() {
-        use unicode_width::UnicodeWidthStr;
         let path = "cuda/10-docker-multistage-ml-optimization.md";
         let fitted = fit_middle(path, 26);
         assert_eq!(fitted, "cuda/10-docke…imization.md");

@@ -123,6 +123,9 @@ fn asks_on_a_terminal_keeps_the_session_and_offers_to_resume() {
     t.expect("▸ Why it matters");
     t.expect("Choose 1-3, b back, ? why, q quit: ");
     t.type_line("1");
+    t.expect("Which build of torch is it");
+    t.expect("Choose 1-3, b back, ? why, q quit: ");
+    t.type_line("1");
     t.expect("Does import torch already fail");
     t.expect("Choose 1-2, b back, ? why, q quit: ");
     t.type_line("q");
@@ -131,7 +134,7 @@ fn asks_on_a_terminal_keeps_the_session_and_offers_to_resume() {
     assert!(home.path().join("data/sessions/need-cupti.json").is_file());
 
     let mut t = Terminal::start(home.path(), &["decide", "need-cupti"]);
-    t.expect("You have an unfinished `need-cupti` session (1 answer). Resume it? [Y/n] ");
+    t.expect("You have an unfinished `need-cupti` session (2 answers). Resume it? [Y/n] ");
     t.type_line("");
     t.expect("Does import torch already fail");
     t.type_line("1");
@@ -280,7 +283,7 @@ fn dropped_answers_are_named_with_the_reason() {
     let file = sessions.join("need-cupti.json");
     std::fs::write(
         &file,
-        r#"{"tree":"need-cupti","path":[{"question":"torch-install","answer":"pip"},{"question":"pip-import","answer":"gone"}],"saved_at":1795305600}"#,
+        r#"{"tree":"need-cupti","path":[{"question":"torch-install","answer":"pip"},{"question":"pip-wheel","answer":"cu12"},{"question":"pip-import","answer":"gone"}],"saved_at":1795305600}"#,
     )
     .unwrap();
     let mut t = Terminal::start(home.path(), &["decide", "need-cupti"]);

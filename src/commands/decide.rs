@@ -550,8 +550,18 @@ fn print_header(out: &mut impl Write, session: &Session, style: Style) -> io::Re
     let history = session.history();
     // At an outcome the full "how we got here" replaces the breadcrumbs.
     if !history.is_empty() && !session.is_finished() {
-        let crumbs: Vec<String> = history.iter().map(|a| one_line(&a.option.label)).collect();
-        writeln!(out, "{}", style.dim(&crumbs.join(" › ")))?;
+        // The options as they read (no backticks); on a terminal the most
+        // recent answers are kept when the line is wider than it.
+        let crumbs: Vec<String> = history
+            .iter()
+            .map(|a| crate::markdown::inline_text(&a.option.label))
+            .collect();
+        let line = crumbs.join(" › ");
+        let line = match style.width {
+            Some(width) => crate::text::fit_left(&line, usize::from(width)),
+            None => line,
+        };
+        writeln!(out, "{}", style.dim(&line))?;
     }
     Ok(())
 }

@@ -253,28 +253,7 @@ pub fn fit(text: &str, width: usize) -> String {
     out
 }
 
-/// Cuts `text` to `width` columns from the left (`…/tail.md`), for paths whose
-/// end says the most.
-pub fn fit_left(text: &str, width: usize) -> String {
-    if text.width() <= width {
-        return text.to_string();
-    }
-    if width == 0 {
-        return String::new();
-    }
-    let units: Vec<&str> = crate::text::units(text).collect();
-    let mut start = units.len();
-    let mut used = 0;
-    while start > 0 {
-        let w = units[start - 1].width();
-        if used + w > width - 1 {
-            break;
-        }
-        used += w;
-        start -= 1;
-    }
-    format!("…{}", units[start..].concat())
-}
+pub use crate::text::fit_left;
 
 /// Cuts a path to `width` columns keeping what tells files apart: the folder
 /// and a file's number and first word (`cuda/10-docker…ptimization.md`, so
