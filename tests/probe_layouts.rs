@@ -240,14 +240,15 @@ fn need_cupti_on_the_h100_root_asks_only_what_no_file_can_tell() {
         path_of(&json),
         [
             ("torch-install".into(), "pip".into(), "probe".into()),
-            ("pip-import".into(), "works".into(), "probe".into()),
+            ("pip-wheel".into(), "cu13".into(), "probe".into()),
+            ("pip-import-13".into(), "works".into(), "probe".into()),
         ]
     );
     assert_eq!(
-        json["path"][1]["evidence"][0],
+        json["path"][2]["evidence"][0],
         format!("{r}{H100_SITE}/nvidia/cu13/lib/libcupti.so.13")
     );
-    assert_eq!(json["question"]["id"], "pip-profiling");
+    assert_eq!(json["question"]["id"], "pip-profiling-13");
     let (_, json) = json_of(&[
         "decide",
         "need-cupti",
@@ -255,7 +256,7 @@ fn need_cupti_on_the_h100_root_asks_only_what_no_file_can_tell() {
         "--root",
         &r,
         "--answer",
-        "pip-profiling=torch-profiler",
+        "pip-profiling-13=torch-profiler",
         "--json",
     ]);
     assert_eq!(json["status"], "outcome", "{json}");
@@ -608,17 +609,17 @@ fn a_wheel_library_listed_in_record_but_missing_fails_the_import() {
     );
     let (_, json) = json_of(&["decide", "need-cupti", "--probe", "--root", &r, "--json"]);
     assert_eq!(
-        path_of(&json)[1],
-        ("pip-import".into(), "fails".into(), "probe".into())
+        path_of(&json)[2],
+        ("pip-import-13".into(), "fails".into(), "probe".into())
     );
-    let evidence = json["path"][1]["evidence"].to_string();
+    let evidence = json["path"][2]["evidence"].to_string();
     assert!(
         evidence.contains("nvidia_cuda_cupti-13.0.85.dist-info/RECORD:1"),
         "{evidence}"
     );
     // Triton's libcupti.so.12 and the toolkit's are not what this torch's
     // RPATH finds.
-    assert_eq!(json["outcome"]["id"], "pip-reinstall-wheel");
+    assert_eq!(json["outcome"]["id"], "pip-reinstall-wheel-13");
 }
 
 /// A CUDA 12 CUPTI wheel beside a CUDA 13 torch does not give it the
@@ -640,12 +641,12 @@ fn a_cupti_wheel_of_another_cuda_major_does_not_satisfy_torch() {
     let r = fs::canonicalize(dir.path()).unwrap().display().to_string();
     let (_, json) = json_of(&["decide", "need-cupti", "--probe", "--root", &r, "--json"]);
     assert_eq!(
-        path_of(&json)[1],
-        ("pip-import".into(), "fails".into(), "probe".into()),
+        path_of(&json)[2],
+        ("pip-import-13".into(), "fails".into(), "probe".into()),
         "{json:#}"
     );
     assert!(
-        json["path"][1]["evidence"][0]
+        json["path"][2]["evidence"][0]
             .as_str()
             .unwrap()
             .contains("no libcupti.so.13 from the nvidia-cuda-cupti wheel")

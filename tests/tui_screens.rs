@@ -426,8 +426,8 @@ fn scroll_marks_of_an_option_list_never_cover_text() {
 #[test]
 fn the_breadcrumb_shows_labels_rendered() {
     let mut a = app(100, 30);
-    // need-cupti: pip, then "No, `import torch` works".
-    press(&mut a, &["d", "3", "1", "2"]);
+    // need-cupti: pip, a CUDA 12 build, then "No, `import torch` works".
+    press(&mut a, &["d", "3", "1", "1", "2"]);
     let crumbs = rows(&a)[1].clone();
     assert!(crumbs.contains("No, import torch works"), "{crumbs}");
     assert!(!crumbs.contains('`'), "{crumbs}");
