@@ -194,14 +194,20 @@ pub fn install_panic_hook(log_path: Option<PathBuf>) {
         let backtrace = std::backtrace::Backtrace::force_capture();
         log::error!("backtrace:\n{backtrace}");
         log::logger().flush();
-        eprintln!("lore: internal error{location}: {message}");
-        match &log_path {
-            Some(path) => eprintln!(
+        // A closed stderr must not turn the report into a second panic.
+        let mut err = io::stderr();
+        let _ = writeln!(err, "lore: internal error{location}: {message}");
+        let _ = match &log_path {
+            Some(path) => writeln!(
+                err,
                 "The terminal has been restored. The log is in {}; please include it in a bug report.",
                 path.display()
             ),
-            None => eprintln!("The terminal has been restored. (No log file could be written.)"),
-        }
+            None => writeln!(
+                err,
+                "The terminal has been restored. (No log file could be written.)"
+            ),
+        };
         std::process::exit(101);
     }));
 }
