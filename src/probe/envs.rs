@@ -327,14 +327,13 @@ fn python_on_path(
             .real(&format!("{prefix}/bin/python3"))
             .unwrap_or_default();
         let version = python_version(&real);
-        if user_site && let Some(home) = home {
-            sites.extend(prefix_sites(
-                root,
-                &join(home, ".local"),
-                version.as_deref(),
-            ));
-        }
-        sites.extend(prefix_sites(root, &prefix, version.as_deref()));
+        sites.extend(user_and_prefix_sites(
+            root,
+            user_site,
+            home,
+            &prefix,
+            version.as_deref(),
+        ));
         return on_path(root, &exe, evidence, sites);
     }
     match venv {
@@ -368,14 +367,13 @@ fn python_on_path(
                 evidence.push(format!("{} leads to {}", root.show(&exe), root.show(&real)));
             }
             let version = python_version(&real);
-            if user_site && let Some(home) = home {
-                sites.extend(prefix_sites(
-                    root,
-                    &join(home, ".local"),
-                    version.as_deref(),
-                ));
-            }
-            sites.extend(prefix_sites(root, &prefix, version.as_deref()));
+            sites.extend(user_and_prefix_sites(
+                root,
+                user_site,
+                home,
+                &prefix,
+                version.as_deref(),
+            ));
         }
     }
     on_path(root, &exe, evidence, sites)
@@ -484,6 +482,23 @@ fn read_pyvenv_cfg(text: &str) -> (Option<String>, Option<String>, Option<(usize
         }
     }
     (version, home, system)
+}
+
+/// The site folders of an interpreter that is not in a venv: the user's
+/// `~/.local` ones first (when Python would add them), then its prefix's.
+fn user_and_prefix_sites(
+    root: &Root,
+    user_site: bool,
+    home: Option<&str>,
+    prefix: &str,
+    version: Option<&str>,
+) -> Vec<String> {
+    let mut sites = Vec::new();
+    if user_site && let Some(home) = home {
+        sites.extend(prefix_sites(root, &join(home, ".local"), version));
+    }
+    sites.extend(prefix_sites(root, prefix, version));
+    sites
 }
 
 /// The site folders Python puts on `sys.path` for `prefix`, in order: for
