@@ -331,6 +331,12 @@ pub fn defaults() -> Vec<Binding> {
         //
         (M::Search, N(Enter), A::Open, "open at the hit"),
         (M::Search, N(Esc), A::Back, "back (query kept)"),
+        (
+            M::Search,
+            Ctrl('d'),
+            A::Probe,
+            "check the hit's causes against the probes",
+        ),
         (M::Search, N(Down), A::Down, "next hit"),
         (M::Search, Ctrl('n'), A::Down, "next hit"),
         (M::Search, N(Up), A::Up, "previous hit or search"),
