@@ -43,12 +43,15 @@ const GPU_TABLE: &str =
 const WHEEL_TABLE: &str =
     "release wheel arch table (knowledge cuda/03-compute-capabilities-gpu-architectures.md)";
 
+/// A variable of the machine's environment, by name.
+pub(super) type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<String>;
+
 /// The facts of this module, for a root (if probed) and a Dockerfile (if
 /// given). `env` is the process environment on the machine, `None` elsewhere.
 pub(super) fn probe(
     root: Option<(&Root, &RootFacts)>,
     dockerfile: Option<&Dockerfile>,
-    env: Option<&dyn Fn(&str) -> Option<String>>,
+    env: Option<EnvLookup<'_>>,
     notes: &mut Vec<Note>,
 ) -> Vec<Fact> {
     let mut out = Vec::new();

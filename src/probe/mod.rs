@@ -189,7 +189,7 @@ pub fn run(options: &ProbeOptions) -> Result<Findings, ProbeError> {
     };
     let live = root.as_ref().is_some_and(|(r, _)| r.is_live());
     let env = |name: &str| std::env::var(name).ok();
-    let env: Option<&dyn Fn(&str) -> Option<String>> = if live { Some(&env) } else { None };
+    let env: Option<diag_facts::EnvLookup<'_>> = if live { Some(&env) } else { None };
     findings.diag = diag_facts::probe(
         root.as_ref().map(|(r, f)| (r, *f)),
         findings.dockerfile.as_ref(),
