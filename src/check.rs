@@ -4,8 +4,9 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use crate::corpus::{Corpus, Document, Kind, LinkTarget, footnote_label};
+use crate::corpus::{Corpus, Document, Kind, LinkTarget, causes, footnote_label};
 use crate::diagnostic::{self, Diagnostic};
+use crate::probe;
 use crate::sources::Origin;
 use crate::text::{describe, escaped_chars, sanitize};
 
@@ -64,6 +65,7 @@ pub fn check_corpus(corpus: &Corpus) -> Vec<Diagnostic> {
     for doc in &corpus.documents {
         check_links(corpus, doc, &mut anchors, &mut out);
         check_hidden_characters(doc, &mut out);
+        check_causes(doc, &mut out);
         if let Some((line, message)) = &doc.front_matter_error {
             out.push(Diagnostic::warning(&doc.path, Some(*line), message.clone()));
         }
@@ -87,6 +89,45 @@ pub fn check_corpus(corpus: &Corpus) -> Vec<Diagnostic> {
     check_index(corpus, &mut out);
     diagnostic::sort(&mut out);
     out
+}
+
+/// Causes blocks: their TOML and conditions parse, and every fact a check
+/// names is one the probes report (`probe::FACT_NAMES`, `env.NAME`).
+fn check_causes(doc: &Document, out: &mut Vec<Diagnostic>) {
+    for block in causes::blocks(doc) {
+        for err in &block.errors {
+            out.push(Diagnostic::error(
+                &doc.path,
+                Some(err.line),
+                err.message.clone(),
+            ));
+        }
+        for cause in &block.causes {
+            let Some(check) = &cause.check else { continue };
+            for name in check.condition.facts() {
+                if probe::is_fact_name(name) {
+                    continue;
+                }
+                let message = if let Some(var) = name.strip_prefix(probe::ENV_PREFIX) {
+                    format!(
+                        "check `{}`: lore does not read the variable {var}; env.NAME takes one of {}",
+                        sanitize(&check.source),
+                        probe::ENV_NAMES.join(", ")
+                    )
+                } else {
+                    let hint = probe::closest(name)
+                        .map(|n| format!(" (did you mean `{n}`?)"))
+                        .unwrap_or_default();
+                    format!(
+                        "check `{}`: unknown fact `{}`{hint}; the facts are listed in the README (lore's probe vocabulary)",
+                        sanitize(&check.source),
+                        sanitize(name)
+                    )
+                };
+                out.push(Diagnostic::error(&doc.path, Some(check.line), message));
+            }
+        }
+    }
 }
 
 /// Control characters, bidirectional overrides and invisible format

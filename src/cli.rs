@@ -40,12 +40,12 @@ pub struct Cli {
     pub theme: Option<ThemeName>,
 
     /// Probe an unpacked image filesystem instead of this machine (`lore probe`,
-    /// `lore decide --probe` and the TUI's probe key)
+    /// `lore diagnose`, `lore decide --probe` and the TUI's probe key)
     #[arg(long, value_name = "DIR", global = true)]
     pub root: Option<PathBuf>,
 
-    /// Probe a Dockerfile, read statically (`lore probe`, `lore decide --probe`
-    /// and the TUI's probe key)
+    /// Probe a Dockerfile, read statically (`lore probe`, `lore diagnose`,
+    /// `lore decide --probe` and the TUI's probe key)
     #[arg(long, value_name = "FILE", global = true)]
     pub dockerfile: Option<PathBuf>,
 
@@ -76,6 +76,9 @@ pub enum Command {
     /// Print what lore can read about this machine, an image (--root DIR) or a
     /// Dockerfile (--dockerfile FILE): torch, CUDA, CUPTI, packages, each with evidence
     Probe(ProbeArgs),
+    /// Which cause of an error applies here: search the message, check each
+    /// cause the sections list against the probes; exit 1 if none holds
+    Diagnose(DiagnoseArgs),
     /// `lore PATH[#ANCHOR]`: a document path in place of a verb opens it
     #[command(external_subcommand)]
     External(Vec<String>),
@@ -104,6 +107,26 @@ pub struct ProbeArgs {
     /// Print JSON: {facts: [{fact, value, evidence}], notes: [..]}
     #[arg(long)]
     pub json: bool,
+}
+
+/// `lore diagnose [--root DIR] [--dockerfile FILE] [--json] QUERY|-`
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Searches the message as `lore search` does, takes the first sections that list causes, \
+                  and checks each cause against this machine, an image (--root DIR) or a Dockerfile \
+                  (--dockerfile FILE), reading files only. Causes are printed as they hold here, are \
+                  unknown, or are ruled out, each with its evidence; the fix of the first that holds \
+                  comes first. Exit 0 when a cause holds, 1 when none does or no section lists causes."
+)]
+pub struct DiagnoseArgs {
+    /// Print JSON: {query, probed, sections, causes: [{text, check, verdict, reasons, evidence, fix, confirm}], holds, notes}
+    #[arg(long)]
+    pub json: bool,
+
+    /// The error line or words, or `-` to read a pasted log from stdin;
+    /// put `--` before a query that starts with `-`
+    #[arg(required = true, value_name = "QUERY")]
+    pub query: Vec<String>,
 }
 
 #[derive(Debug, clap::Args)]

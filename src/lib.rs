@@ -13,6 +13,8 @@
 //!        ├──► decide            decision trees, validated against the corpus
 //!        │      ▲
 //!        │    probe              read-only facts from a root or a Dockerfile
+//!        │      ▼
+//!        ├──► diagnose          a message's causes (corpus) judged against the facts
 //!        ├──► markdown          Document + width + theme -> styled lines (pure)
 //!        ├──► search            section index, cached on disk (lore search, lore index)
 //!        ▼
@@ -31,6 +33,7 @@ pub mod corpus;
 pub mod datafile;
 pub mod date;
 pub mod decide;
+pub mod diagnose;
 pub mod diagnostic;
 pub mod markdown;
 pub mod panics;

@@ -409,3 +409,35 @@ fn a_folder_symlink_never_steals_the_real_folder() {
         "{out}"
     );
 }
+
+/// Causes blocks: one fixture per message, each at the line of the mistake.
+#[test]
+fn causes_blocks_report_syntax_operators_and_unknown_facts_at_their_line() {
+    let (code, out) = check_dir(&fixture("check/causes"));
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("bad-toml.md:6: error: causes block:")),
+        "{out}"
+    );
+    assert_line(
+        &out,
+        "unknown-fact.md:8: error: check `torch.cuda_version > 12`: unknown fact `torch.cuda_version` (did you mean `torch.cuda`?); the facts are listed in the README (lore's probe vocabulary)",
+    );
+    assert_line(
+        &out,
+        "unknown-operator.md:8: error: check `torch.cuda = 12.4`: column 12: unknown operator `=` (write `==`); use one of == != < <= > >= contains",
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("unknown-key.md:8: error: causes block:") && l.contains("chek")),
+        "{out}"
+    );
+    assert!(
+        out.lines().any(|l| l.starts_with(
+            "unknown-env.md:8: error: check `env.MY_SECRET == \"x\"`: lore does not read the variable MY_SECRET"
+        )),
+        "{out}"
+    );
+    assert!(!out.contains("good.md"), "{out}");
+}

@@ -20,6 +20,7 @@ macro_rules! say {
 mod check;
 mod completions;
 mod decide;
+mod diagnose;
 mod index;
 mod list;
 mod pager;
@@ -62,6 +63,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Check(args)) => check::run(&settings, &args),
         Some(Command::Decide(args)) => decide::run(&settings, &args, &probing),
         Some(Command::Probe(args)) => probe::run(&settings, &args, &probing),
+        Some(Command::Diagnose(args)) => diagnose::run(&settings, &args, &probing),
         Some(Command::Show(args)) => show::run(&settings, &args),
         Some(Command::Search(args)) => search::run(&settings, &args),
         Some(Command::Index(args)) => index::run(&settings, &args),

@@ -8,6 +8,7 @@ use std::io::{IsTerminal, Read, Write};
 use crate::cli::SearchArgs;
 use crate::config::Settings;
 use crate::corpus::Kind;
+use crate::search::query::ParsedQuery;
 use crate::search::vocabulary::Vocabulary;
 use crate::search::{Hit, WEAK_NOTICE, query};
 use crate::text::{inline, sanitize};
@@ -30,49 +31,14 @@ const MATCH_STYLE: &str = "\x1b[1;31m";
 const RESET: &str = "\x1b[0m";
 
 pub fn run(settings: &Settings, args: &SearchArgs) -> anyhow::Result<u8> {
-    let text = if args.query == ["-"] {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .lock()
-            .take(MAX_STDIN_BYTES)
-            .read_to_end(&mut bytes)?;
-        if bytes.len() > MAX_QUERY_BYTES {
-            say!(
-                "lore: the input is {} MB; searching its last MB (where a log says what failed)",
-                bytes.len() >> 20
-            );
-            bytes.drain(..bytes.len() - MAX_QUERY_BYTES);
-        }
-        String::from_utf8_lossy(&bytes).into_owned()
-    } else {
-        args.query.join(" ")
+    let text = match read_query(&args.query)? {
+        Ok(text) => text,
+        Err(code) => return Ok(code),
     };
-    if text.trim().is_empty() {
-        say!("lore: error: the query is empty: give words, an error line, or `-` for stdin");
-        return Ok(EXIT_USAGE);
-    }
-    let mut parsed = query::parse(&text);
-    if parsed.is_empty() {
-        // Exit 1 like any query without hits, but say why nothing was looked up.
-        say!(
-            "lore: nothing to search for: the query is only numbers, addresses, paths or punctuation, which are ignored"
-        );
-        return Ok(EXIT_PROBLEMS);
-    }
-    if let Some(kind) = args.kind.as_deref().and_then(Kind::parse) {
-        parsed.kinds = vec![kind];
-    }
-    // The vocabulary's problems are `lore check`'s to report.
-    Vocabulary::load(&settings.knowledge).0.expand(&mut parsed);
-    let terminal = std::io::stderr().is_terminal();
-    if terminal {
-        for line in &parsed.searched {
-            say!("searched: {}", shown_line(line));
-        }
-    }
-    let (_, _, hits) = super::index::open_index_then(settings, false, false, |index| {
-        index.query_parsed(&parsed, args.limit)
-    })?;
+    let (parsed, hits) = match find(settings, &text, args.limit, args.kind.as_deref())? {
+        Ok(found) => found,
+        Err(code) => return Ok(code),
+    };
     if hits.first().is_some_and(|h| !h.is_confident()) && !args.json {
         say!("lore: {WEAK_NOTICE}");
     }
@@ -93,6 +59,66 @@ pub fn run(settings: &Settings, args: &SearchArgs) -> anyhow::Result<u8> {
     } else {
         EXIT_OK
     })
+}
+
+/// The query: the words given, or stdin for `-` (its last MB). `Err` holds
+/// the exit code after the message was printed.
+pub(super) fn read_query(words: &[String]) -> anyhow::Result<Result<String, u8>> {
+    let text = if words == ["-"] {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .take(MAX_STDIN_BYTES)
+            .read_to_end(&mut bytes)?;
+        if bytes.len() > MAX_QUERY_BYTES {
+            say!(
+                "lore: the input is {} MB; searching its last MB (where a log says what failed)",
+                bytes.len() >> 20
+            );
+            bytes.drain(..bytes.len() - MAX_QUERY_BYTES);
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
+    } else {
+        words.join(" ")
+    };
+    if text.trim().is_empty() {
+        say!("lore: error: the query is empty: give words, an error line, or `-` for stdin");
+        return Ok(Err(EXIT_USAGE));
+    }
+    Ok(Ok(text))
+}
+
+/// Searches the knowledge as `lore search` does: the query parsed, the
+/// vocabulary's expansions added, the index opened (built if stale). `Err`
+/// holds the exit code after the message was printed.
+pub(super) fn find(
+    settings: &Settings,
+    text: &str,
+    limit: usize,
+    kind: Option<&str>,
+) -> anyhow::Result<Result<(ParsedQuery, Vec<Hit>), u8>> {
+    let mut parsed = query::parse(text);
+    if parsed.is_empty() {
+        // Exit 1 like any query without hits, but say why nothing was looked up.
+        say!(
+            "lore: nothing to search for: the query is only numbers, addresses, paths or punctuation, which are ignored"
+        );
+        return Ok(Err(EXIT_PROBLEMS));
+    }
+    if let Some(kind) = kind.and_then(Kind::parse) {
+        parsed.kinds = vec![kind];
+    }
+    // The vocabulary's problems are `lore check`'s to report.
+    Vocabulary::load(&settings.knowledge).0.expand(&mut parsed);
+    if std::io::stderr().is_terminal() {
+        for line in &parsed.searched {
+            say!("searched: {}", shown_line(line));
+        }
+    }
+    let (_, _, hits) = super::index::open_index_then(settings, false, false, |index| {
+        index.query_parsed(&parsed, limit)
+    })?;
+    Ok(Ok((parsed, hits)))
 }
 
 /// A log line as shown on stderr: no control characters, cut to a width.

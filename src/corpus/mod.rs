@@ -3,6 +3,7 @@
 //! describe. Everything downstream (search, rendering, checks, the TUI) reads
 //! from here and never touches the files again.
 
+pub mod causes;
 pub mod chunks;
 mod document;
 mod drop;

@@ -19,8 +19,8 @@ use super::table::{self, Row};
 use super::wrap::{self, Frag, Inline, WrappedLine, break_preformatted, wrap};
 use super::{RenderOptions, Rendered, RenderedCode, RenderedFootnote, RenderedLink};
 use crate::corpus::{
-    Document, LinkTarget, bare_url, chunks, fence_language, footnote_anchor, footnote_reference,
-    resolve, slug,
+    Document, LinkTarget, bare_url, causes, chunks, fence_language, footnote_anchor,
+    footnote_reference, resolve, slug,
 };
 use crate::text::sanitize;
 use crate::theme::Theme;
@@ -729,6 +729,15 @@ impl Renderer<'_> {
             .shared
             .take()
             .unwrap_or_else(|| std::mem::take(&mut code.raw).into());
+        if code.lang.as_deref() == Some(causes::FENCE) {
+            let first = code.first_text_line.unwrap_or(code.fence_line + 1);
+            let block = causes::parse_block(&raw, first, code.fence_line);
+            // A block that does not parse shows as code: `lore check` says why.
+            if block.errors.is_empty() {
+                self.render_causes(&block);
+                return;
+            }
+        }
         let width = self.content_width();
         let highlighted = match (self.highlighter, &code.lang) {
             (Some(h), Some(lang)) => h.highlight(&raw, lang, self.theme),
@@ -801,6 +810,93 @@ impl Renderer<'_> {
             raw,
         });
         self.need_blank = true;
+    }
+
+    /// A causes block as a numbered list: each cause, its check in words,
+    /// its fix and the command that confirms it, not the TOML.
+    fn render_causes(&mut self, block: &causes::CauseBlock) {
+        let width = self.content_width();
+        let title = "Likely causes (lore diagnose checks them against a machine):";
+        for line in wrap(
+            &[self.frag(title, self.theme.strong, block.line, false)],
+            width,
+        ) {
+            self.push_wrapped(line);
+        }
+        for (i, cause) in block.causes.iter().enumerate() {
+            let marker = format!("{:>2}. ", i + 1);
+            let indent = marker.chars().count();
+            let inner = width.saturating_sub(indent).max(1);
+            let mut rows: Vec<(Vec<Inline>, usize)> = vec![(
+                vec![self.frag(&cause.text, self.theme.text, cause.line, false)],
+                cause.line,
+            )];
+            let label = |this: &Self, name: &str, line: usize| {
+                this.frag(&format!("{name}: "), this.theme.emphasis, line, true)
+            };
+            if let Some(check) = &cause.check {
+                rows.push((
+                    vec![
+                        label(self, "check", check.line),
+                        self.frag(
+                            &check.condition.describe(),
+                            self.theme.text,
+                            check.line,
+                            false,
+                        ),
+                    ],
+                    check.line,
+                ));
+            }
+            if let Some(fix) = &cause.fix {
+                rows.push((
+                    vec![
+                        label(self, "fix", cause.line),
+                        self.frag(fix, self.theme.text, cause.line, false),
+                    ],
+                    cause.line,
+                ));
+            }
+            if let Some(confirm) = &cause.confirm {
+                rows.push((
+                    vec![
+                        label(self, "confirm", cause.line),
+                        self.frag(confirm, self.theme.inline_code, cause.line, true),
+                    ],
+                    cause.line,
+                ));
+            }
+            let mut first = true;
+            for (inlines, source) in rows {
+                for line in wrap(&inlines, inner) {
+                    let lead = if first {
+                        Span::styled(marker.clone(), self.theme.list_marker)
+                    } else {
+                        Span::raw(" ".repeat(indent))
+                    };
+                    first = false;
+                    let mut spans = vec![lead];
+                    spans.extend(line.spans);
+                    let at = if line.source == 0 {
+                        source
+                    } else {
+                        line.source
+                    };
+                    self.push_line(spans, at, &[]);
+                }
+            }
+        }
+        self.need_blank = true;
+    }
+
+    fn frag(&self, text: &str, style: Style, source: usize, whole: bool) -> Inline {
+        Inline::Text(Frag {
+            text: sanitize(text),
+            style,
+            link: None,
+            source,
+            whole,
+        })
     }
 
     fn end_html(&mut self) {

@@ -12,11 +12,13 @@
 //! print them. Data files cannot add a probe or change what one reads.
 
 mod cuda;
+mod diag_facts;
 mod dockerfile;
 mod envs;
 pub mod fs;
 mod host;
 pub mod images;
+mod names;
 mod python;
 mod system;
 
@@ -25,13 +27,20 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 pub use cuda::{CuptiPlace, Toolkit};
+pub use diag_facts::{
+    LOADER_DIRS, capability, driver_cuda, find_files, glob_match, is_listed_apt, normalise,
+};
 pub use dockerfile::{
     Base, Build, BuildKind, CopyFrom, Dockerfile, EnvSetting, Fetch, Flavor, Install, InstallTool,
     NEED_TORCH, Stage, TorchRoute, Via, classify, parse_dockerfile,
 };
 pub use envs::{PythonEnv, PythonOnPath};
+pub use names::{
+    ENV_NAMES, ENV_PREFIX, FACT_NAMES, FactName, Many, Scope, closest, env_name, fact_name,
+    is_fact_name,
+};
 pub use python::{Torch, TorchInstall, Wheel};
-pub use system::{AptPackage, OsRelease};
+pub use system::{AptPackage, OsRelease, is_nvidia_package};
 
 /// Bytes read from a small text file (versions, INSTALLER, os-release), at most.
 pub(crate) const SMALL_FILE: u64 = 64 * 1024;
@@ -214,6 +223,8 @@ pub struct RootFacts {
 pub struct Findings {
     pub root: Option<RootFacts>,
     pub dockerfile: Option<Dockerfile>,
+    /// The facts `lore diagnose` needs beyond the above (`diag_facts`).
+    pub diag: Vec<Fact>,
     pub notes: Vec<Note>,
 }
 
@@ -277,6 +288,19 @@ pub fn run_with(options: &ProbeOptions, env: Option<&Environment>) -> Result<Fin
         findings.notes.extend(notes);
         findings.dockerfile = Some(parsed);
     }
+    let root = match (options.root_dir(), &findings.root) {
+        (Some(dir), Some(facts)) => fs::Root::new(&dir).ok().map(|r| (r, facts)),
+        _ => None,
+    };
+    let live = root.as_ref().is_some_and(|(r, _)| r.is_live());
+    let env = |name: &str| std::env::var(name).ok();
+    let env: Option<diag_facts::EnvLookup<'_>> = if live { Some(&env) } else { None };
+    findings.diag = diag_facts::probe(
+        root.as_ref().map(|(r, f)| (r, *f)),
+        findings.dockerfile.as_ref(),
+        env,
+        &mut findings.notes,
+    );
     // One problem met by several probes (a folder every CUDA pattern
     // lists) is said once, where it was first met.
     let mut seen = std::collections::HashSet::new();
@@ -463,6 +487,7 @@ impl Findings {
                 out.push(f);
             }
         }
+        out.extend(self.diag.iter().cloned());
         out
     }
 }

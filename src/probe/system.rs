@@ -198,7 +198,7 @@ fn driver(root: &Root, notes: &mut Vec<Note>) -> Option<Found<String>> {
 
 /// Whether a dpkg package name is one of NVIDIA's CUDA, driver or library
 /// packages (or a distribution's repackaging of them).
-fn is_nvidia_package(name: &str) -> bool {
+pub fn is_nvidia_package(name: &str) -> bool {
     const PREFIXES: [&str; 16] = [
         "cuda-",
         "libcudnn",

@@ -13,11 +13,11 @@ use tantivy::schema::{
 };
 
 use super::tokenizer::TOKENIZER_NAME;
-use crate::corpus::{Document, Kind};
+use crate::corpus::{Document, Kind, causes};
 
 /// Bumped whenever the schema, the tokenizer or what goes into a field
 /// changes: an index built by another version is rebuilt, never misread.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// The fast field that orders the sections of an index: their position in
 /// the corpus sorted by path, then by line (see `index_settings`).
@@ -192,10 +192,18 @@ pub fn sections_of(doc: &Document) -> Vec<SectionText> {
     let lines = Lines::new(&text);
     let body_start = doc.text[..doc.body_offset].matches('\n').count() + 1;
     let last = doc.line_count;
-    // Every code line, to tell prose from code.
+    // Every code line, to tell prose from code. A `causes` block is data
+    // for `lore diagnose` (its section's prose already names the causes):
+    // its TOML is not searched and never shows in a snippet.
     let mut in_code = vec![false; last + 2];
+    let mut hidden = vec![false; last + 2];
     for block in &doc.code_blocks {
-        for flag in in_code
+        let flags = if causes::is_causes(block) {
+            &mut hidden
+        } else {
+            &mut in_code
+        };
+        for flag in flags
             .iter_mut()
             .take(block.end_line.min(last) + 1)
             .skip(block.line)
@@ -205,12 +213,19 @@ pub fn sections_of(doc: &Document) -> Vec<SectionText> {
     }
     // In file order, so a section finds its blocks by binary search: a
     // scan of every block per section was quadratic in a file of thousands.
-    let mut blocks: Vec<&crate::corpus::CodeBlock> = doc.code_blocks.iter().collect();
+    let mut blocks: Vec<&crate::corpus::CodeBlock> = doc
+        .code_blocks
+        .iter()
+        .filter(|b| !causes::is_causes(b))
+        .collect();
     blocks.sort_by_key(|b| b.line);
     let gather = |first: usize, end: usize| -> (String, String, String) {
         let mut body = String::new();
         let mut text = String::new();
         for n in first..=end {
+            if hidden[n.min(last + 1)] {
+                continue;
+            }
             let line = lines.line(n);
             if !in_code[n.min(last + 1)] {
                 body.push_str(line);

@@ -103,6 +103,8 @@ pub enum Action {
     HighlighterReady,
     /// The probe worker's findings, or why it could not probe.
     Probed(Result<Arc<crate::probe::Findings>, String>),
+    /// The probes ran for the search screen's causes (`Effect::ProbeCauses`).
+    CausesProbed(Result<Arc<crate::diagnose::Context>, String>),
     /// The highlighter worker has coloured every code block of the document
     /// with this path (see `Effect::Highlight`): render it again.
     Highlighted(String),
@@ -166,6 +168,7 @@ impl Action {
                 | Action::IndexReady { .. }
                 | Action::IndexFailed(_)
                 | Action::Probed(_)
+                | Action::CausesProbed(_)
         )
     }
 

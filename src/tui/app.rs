@@ -56,6 +56,9 @@ pub enum Effect {
     Query { generation: u64, text: String },
     /// Run the probes on a worker thread; they answer with `Action::Probed`.
     Probe,
+    /// Run the probes for the search screen's causes; they answer with
+    /// `Action::CausesProbed`.
+    ProbeCauses,
     /// Ask the highlighter worker to colour the code blocks a render left
     /// plain; it answers with `Action::Highlighted`.
     Highlight(Arc<crate::corpus::Document>),
@@ -83,6 +86,7 @@ impl PartialEq for Effect {
                 },
             ) => a == b && x == y,
             (Effect::Probe, Effect::Probe) => true,
+            (Effect::ProbeCauses, Effect::ProbeCauses) => true,
             (Effect::Highlight(a), Effect::Highlight(b)) => a.path == b.path,
             (Effect::SaveHistory(a), Effect::SaveHistory(b)) => a == b,
             _ => false,
@@ -384,6 +388,10 @@ impl App {
             }
             Action::Probed(result) => {
                 self.probed(result);
+                return;
+            }
+            Action::CausesProbed(result) => {
+                self.causes_probed(result);
                 return;
             }
             Action::IndexFailed(message) => {

@@ -346,6 +346,12 @@ pub fn defaults() -> Vec<Binding> {
         (M::Search, Ctrl('a'), A::CursorHome, "cursor to the start"),
         (M::Search, N(End), A::CursorEnd, "cursor to the end"),
         (M::Search, Ctrl('e'), A::CursorEnd, "cursor to the end"),
+        (
+            M::Search,
+            Ctrl('d'),
+            A::Probe,
+            "check the hit's causes against the probes",
+        ),
         //
         (M::Reader, N(Tab), A::NextLink, "next link"),
         (M::Reader, N(BackTab), A::PrevLink, "previous link"),

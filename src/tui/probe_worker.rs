@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::mpsc::Sender;
 use std::thread;
 
+use crate::diagnose;
 use crate::probe::{self, ProbeOptions};
 
 use super::Event;
@@ -25,5 +26,29 @@ pub fn spawn(options: ProbeOptions, events: Sender<Event>) {
     if let Err(err) = spawned {
         let message = format!("cannot start the probe thread: {err}");
         let _ = fallback.send(Event::Action(Action::Probed(Err(message))));
+    }
+}
+
+/// Starts one probe run for the search screen's causes; its answer arrives
+/// as `Action::CausesProbed`, the facts ready to judge causes against.
+pub fn spawn_causes(options: ProbeOptions, events: Sender<Event>) {
+    let fallback = events.clone();
+    let spawned = thread::Builder::new()
+        .name("probe-causes".into())
+        .spawn(move || {
+            let started = std::time::Instant::now();
+            let result = diagnose::probe_context(&options)
+                .map(|(_, ctx)| Arc::new(ctx))
+                .map_err(|err| err.to_string());
+            log::info!(
+                "probed {} for causes in {:?}",
+                options.describe(),
+                started.elapsed()
+            );
+            let _ = events.send(Event::Action(Action::CausesProbed(result)));
+        });
+    if let Err(err) = spawned {
+        let message = format!("cannot start the probe thread: {err}");
+        let _ = fallback.send(Event::Action(Action::CausesProbed(Err(message))));
     }
 }

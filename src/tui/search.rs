@@ -6,6 +6,7 @@
 
 use std::sync::Arc;
 
+use crate::diagnose::{self, Context, Verdict};
 use crate::search::Hit;
 
 use super::action::Action;
@@ -22,6 +23,17 @@ pub const HIT_LIMIT: usize = 50;
 pub const MAX_QUERY_BYTES: usize = 1 << 20;
 /// At most this many searched log lines are listed above the hits.
 pub const SHOWN_SEARCHED: usize = 3;
+/// Rows of the causes panel under the hits, at most (its title included).
+pub const CAUSES_ROWS: usize = 8;
+
+/// The causes the selected hit's section lists, each with its verdict here
+/// once the probes ran (`None` before).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HitCauses {
+    pub path: String,
+    pub anchor: String,
+    pub causes: Vec<(Option<Verdict>, String)>,
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IndexState {
@@ -53,6 +65,12 @@ pub struct Search {
     /// The earlier search in the box (its place in the history and the text
     /// shown), while it is unchanged.
     pub recalled: Option<(usize, String)>,
+    /// The selected hit's causes, judged against `checked` if it is there.
+    pub causes: Option<HitCauses>,
+    /// The facts of the last probe run for causes.
+    pub checked: Option<Arc<Context>>,
+    /// The probes are running for causes.
+    pub probing: bool,
 }
 
 impl Default for Search {
@@ -69,6 +87,9 @@ impl Default for Search {
             index: IndexState::Opening,
             return_to: None,
             recalled: None,
+            causes: None,
+            checked: None,
+            probing: false,
         }
     }
 }
@@ -82,10 +103,87 @@ impl Search {
 
 impl App {
     /// How many hits fit on screen (each takes three rows, below the
-    /// header rows).
+    /// header rows and above the causes panel).
     pub fn hits_per_page(&self) -> usize {
         let height = layout::search(layout::body(self.size)).hits.height as usize;
-        (height.saturating_sub(self.search_header_rows()) / 3).max(1)
+        (height
+            .saturating_sub(self.search_header_rows())
+            .saturating_sub(self.causes_rows())
+            / 3)
+        .max(1)
+    }
+
+    /// Rows of the causes panel: its title and a row per cause, at most
+    /// `CAUSES_ROWS`, and none when the selected hit lists no causes or the
+    /// screen is too short to spare them.
+    pub fn causes_rows(&self) -> usize {
+        let Some(causes) = &self.search.causes else {
+            return 0;
+        };
+        let height = layout::search(layout::body(self.size)).hits.height as usize;
+        let rows = (causes.causes.len() + 1).min(CAUSES_ROWS);
+        if height < rows + 3 + self.search_header_rows() {
+            0
+        } else {
+            rows
+        }
+    }
+
+    /// Recomputes the selected hit's causes, and their verdicts when the
+    /// probes have run: the same `diagnose` functions `lore diagnose` calls.
+    pub(super) fn refresh_causes(&mut self) {
+        let Some(hit) = self.search.hits.get(self.search.cursor.selected) else {
+            self.search.causes = None;
+            return;
+        };
+        let corpus = Arc::clone(&self.corpus);
+        let sections = diagnose::section_causes(std::slice::from_ref(hit), |p| corpus.get(p));
+        let Some(first) = sections.first() else {
+            self.search.causes = None;
+            return;
+        };
+        let (path, anchor) = (first.path.clone(), first.anchor.clone());
+        let causes = match &self.search.checked {
+            Some(ctx) => diagnose::diagnose(sections, ctx)
+                .causes
+                .into_iter()
+                .map(|c| (Some(c.evaluation.verdict), c.text))
+                .collect(),
+            None => sections
+                .into_iter()
+                .flat_map(|s| s.causes.into_iter().map(|c| (None, c.text)))
+                .collect(),
+        };
+        self.search.causes = Some(HitCauses {
+            path,
+            anchor,
+            causes,
+        });
+    }
+
+    /// The probes answered for causes: keep the facts, judge the causes on
+    /// screen.
+    pub(super) fn causes_probed(&mut self, result: Result<Arc<Context>, String>) {
+        self.search.probing = false;
+        match result {
+            Ok(ctx) => {
+                self.search.checked = Some(ctx);
+                self.refresh_causes();
+                let text = match &self.search.causes {
+                    Some(c) => {
+                        let holds = c
+                            .causes
+                            .iter()
+                            .filter(|(v, _)| *v == Some(Verdict::Holds))
+                            .count();
+                        format!("checked {} causes: {holds} hold here", c.causes.len())
+                    }
+                    None => "probed; this hit lists no causes to check".to_string(),
+                };
+                self.set_status(Level::Ok, text);
+            }
+            Err(message) => self.set_status(Level::Error, format!("cannot probe: {message}")),
+        }
     }
 
     /// Rows above the hits: the searched log lines (and how many more there
@@ -151,9 +249,18 @@ impl App {
         self.search.marked = marked;
         self.search.answered = self.search.input.text.trim().to_string();
         self.search.cursor = Cursor::default();
+        self.refresh_causes();
     }
 
     pub(super) fn update_search(&mut self, action: Action) {
+        let before = self.search.cursor.selected;
+        self.update_search_inner(action);
+        if self.search.cursor.selected != before {
+            self.refresh_causes();
+        }
+    }
+
+    fn update_search_inner(&mut self, action: Action) {
         let page = self.hits_per_page();
         let count = self.search.hits.len();
         match action {
@@ -188,6 +295,13 @@ impl App {
             Action::PageDown => self.search.cursor.move_by(page as isize, count, page),
             Action::PageUp => self.search.cursor.move_by(-(page as isize), count, page),
             Action::Open => self.open_hit(),
+            Action::Probe => {
+                if !self.search.probing {
+                    self.search.probing = true;
+                    self.effects_push(Effect::ProbeCauses);
+                }
+                self.set_status(Level::Info, "probing to check the causes…");
+            }
             Action::Back => {
                 if !self.search.answered.is_empty() {
                     self.history.searched(&self.search.answered);

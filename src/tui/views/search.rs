@@ -11,6 +11,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use super::{Runs, fit, fit_left, fit_path};
+use crate::diagnose::Verdict;
 use crate::search::WEAK_NOTICE;
 use crate::text::{inline, needs_escape, sanitize};
 use crate::tui::app::App;
@@ -200,7 +201,62 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, body: Rect) {
         lines.push(Line::from(spans));
         lines.push(Line::default());
     }
-    frame.render_widget(Paragraph::new(lines), areas.hits);
+    let panel = (app.causes_rows() as u16).min(areas.hits.height);
+    let hits = Rect::new(
+        areas.hits.x,
+        areas.hits.y,
+        areas.hits.width,
+        areas.hits.height - panel,
+    );
+    frame.render_widget(Paragraph::new(lines), hits);
+    if panel > 0 {
+        let area = Rect::new(areas.hits.x, hits.y + hits.height, areas.hits.width, panel);
+        draw_causes(frame, app, area);
+    }
+}
+
+/// The selected hit's causes, each with its verdict here (after the probe
+/// key) or "not checked".
+fn draw_causes(frame: &mut Frame<'_>, app: &App, area: Rect) {
+    let chrome = &app.chrome;
+    let Some(causes) = &app.search.causes else {
+        return;
+    };
+    let width = area.width as usize;
+    let key = app
+        .keys
+        .key_for(
+            crate::tui::keymap::Mode::Search,
+            &crate::tui::action::Action::Probe,
+        )
+        .map_or_else(|| "the probe key".to_string(), |k| k.to_string());
+    let title = match (&app.search.checked, app.search.probing) {
+        (_, true) => " causes listed here: probing…".to_string(),
+        (Some(_), false) => format!(" causes listed here, checked ({key}: again):"),
+        (None, false) => format!(" causes listed here ({key}: check them against the probes):"),
+    };
+    let mut lines = vec![Line::from(Span::styled(fit(&title, width), chrome.heading))];
+    let rows = area.height as usize - 1;
+    let shown = causes.causes.len().min(rows);
+    for (i, (verdict, text)) in causes.causes.iter().take(shown).enumerate() {
+        let (label, style) = match verdict {
+            Some(Verdict::Holds) => ("✔ holds     ", chrome.ok),
+            Some(Verdict::Unknown) => ("? unknown   ", chrome.warning),
+            Some(Verdict::RuledOut) => ("✘ ruled out ", chrome.dim),
+            None => ("· unchecked ", chrome.dim),
+        };
+        let more = causes.causes.len() - shown;
+        let text = if i + 1 == shown && more > 0 {
+            format!("{} (and {more} more)", inline(text))
+        } else {
+            inline(text)
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!(" {label}"), style),
+            Span::styled(fit(&text, width.saturating_sub(14)), chrome.title),
+        ]));
+    }
+    frame.render_widget(Paragraph::new(lines), area);
 }
 
 /// The text just before and just after `cursor`, at most `room` characters

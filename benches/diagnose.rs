@@ -1,0 +1,49 @@
+//! What `lore diagnose` costs past the search: finding the causes of the
+//! first hits (parsing their blocks) and judging them against the probes of
+//! this machine and of the pip fixture root, in process. The whole process
+//! (search index from the cache, probes, output) is measured with hyperfine;
+//! see the README's Performance section.
+
+use std::path::PathBuf;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use lore::corpus::Corpus;
+use lore::diagnose;
+use lore::probe::ProbeOptions;
+use lore::search::SearchIndex;
+use lore::search::query;
+use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+
+const MESSAGE: &str =
+    "RuntimeError: CUDA error: no kernel image is available for execution on the device";
+
+fn bench(c: &mut Criterion) {
+    let corpus = Corpus::load(&SourceSet {
+        builtin: Some(&BUILTIN_KNOWLEDGE),
+        overlays: Vec::new(),
+    });
+    let (index, _) = SearchIndex::build_in_memory(&corpus).unwrap();
+    let hits = index.query_parsed(&query::parse(MESSAGE), 10);
+    c.bench_function("diagnose/causes-of-hits", |b| {
+        b.iter(|| diagnose::section_causes(&hits, |p| corpus.get(p)))
+    });
+    let root = ProbeOptions {
+        root: Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/probe/pip-root")),
+        dockerfile: None,
+    };
+    for (name, options) in [
+        ("machine", ProbeOptions::default()),
+        ("pip-fixture-root", root),
+    ] {
+        c.bench_function(&format!("diagnose/probe-and-judge/{name}"), |b| {
+            b.iter(|| {
+                let (_, ctx) = diagnose::probe_context(&options).unwrap();
+                let sections = diagnose::section_causes(&hits, |p| corpus.get(p));
+                diagnose::diagnose(sections, &ctx)
+            })
+        });
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

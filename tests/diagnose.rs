@@ -1,0 +1,358 @@
+//! `lore diagnose`: for each message users paste most, a fixture root (or
+//! Dockerfile) where one of its causes holds, and one where none does
+//! (tests/fixtures/diagnose/cases.toml). Where a cause holds, it is ranked
+//! first with its evidence; where none holds, none is claimed to, and the
+//! cause the fixture rules out is shown ruled out. The search, the probes
+//! and the evaluation are the library functions the CLI and the TUI call.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use lore::corpus::Corpus;
+use lore::diagnose::{self, Verdict};
+use lore::probe::ProbeOptions;
+use lore::search::SearchIndex;
+use lore::search::query;
+use lore::search::vocabulary::Vocabulary;
+use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+
+fn manifest() -> toml::Table {
+    let text = std::fs::read_to_string(common::fixture("diagnose/cases.toml")).expect("cases.toml");
+    toml::from_str(&text).expect("cases.toml parses")
+}
+
+/// Writes the named sets into `dir`: files, symlinks, and dpkg's status.
+fn build_root(dir: &Path, sets: &toml::Table, names: &[&str]) {
+    let mut dpkg = Vec::new();
+    let mut files: BTreeMap<String, toml::Value> = BTreeMap::new();
+    for name in names {
+        let set = sets
+            .get(*name)
+            .and_then(|s| s.as_table())
+            .unwrap_or_else(|| panic!("no set {name}"));
+        for (path, value) in set {
+            if path == "dpkg" {
+                for p in value.as_array().expect("dpkg is a list") {
+                    dpkg.push(p.as_str().expect("a package").to_string());
+                }
+            } else {
+                files.insert(path.clone(), value.clone());
+            }
+        }
+    }
+    for (path, value) in files {
+        let target = dir.join(&path);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        match value {
+            toml::Value::String(text) => std::fs::write(&target, text).unwrap(),
+            toml::Value::Table(t) => {
+                let link = t["link"].as_str().expect("link = target");
+                std::os::unix::fs::symlink(link, &target).unwrap();
+            }
+            other => panic!("{path}: {other:?}"),
+        }
+    }
+    if !dpkg.is_empty() {
+        let mut status = String::new();
+        for p in dpkg {
+            let (name, version) = p.split_once(' ').expect("name version");
+            status.push_str(&format!(
+                "Package: {name}\nStatus: install ok installed\nArchitecture: amd64\nVersion: {version}\n\n"
+            ));
+        }
+        let path = dir.join("var/lib/dpkg/status");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, status).unwrap();
+    }
+}
+
+struct Shipped {
+    corpus: Corpus,
+    index: SearchIndex,
+    vocabulary: Vocabulary,
+}
+
+fn shipped() -> Shipped {
+    let sources = SourceSet {
+        builtin: Some(&BUILTIN_KNOWLEDGE),
+        overlays: Vec::new(),
+    };
+    let corpus = Corpus::load(&sources);
+    let (index, _) = SearchIndex::build_in_memory(&corpus).expect("index");
+    Shipped {
+        corpus,
+        index,
+        vocabulary: Vocabulary::load(&sources).0,
+    }
+}
+
+/// Search as `lore search` does, then judge the causes of the first
+/// sections against the probes of `options`.
+fn diagnose_message(s: &Shipped, message: &str, options: &ProbeOptions) -> diagnose::Diagnosis {
+    let mut parsed = query::parse(message);
+    s.vocabulary.expand(&mut parsed);
+    let hits = s.index.query_parsed(&parsed, 10);
+    let sections = diagnose::section_causes(&hits, |path| s.corpus.get(path));
+    let (_, ctx) = diagnose::probe_context(options).expect("the fixture probes");
+    diagnose::diagnose(sections, &ctx)
+}
+
+fn describe(d: &diagnose::Diagnosis) -> String {
+    let mut out = String::new();
+    for s in &d.sections {
+        out.push_str(&format!("  section {}#{}\n", s.path, s.anchor));
+    }
+    for c in &d.causes {
+        out.push_str(&format!(
+            "  {:?} {} | {:?} | {:?}\n",
+            c.evaluation.verdict, c.text, c.evaluation.reasons, c.evaluation.evidence
+        ));
+    }
+    out
+}
+
+/// The real-world patterns of cases.toml, one by one: "CUDA driver version
+/// is insufficient" with a cu130 wheel on an r550 driver, `no kernel image`
+/// for an RTX 5090 under a cu124 wheel, libcupti.so.12 with the CUPTI wheel
+/// left out, CUDA_HOME in a runtime image, /dev/shm of 64 MB under NCCL, a
+/// conda libstdc++ older than the system's, and the rest.
+#[test]
+fn each_message_ranks_the_cause_that_holds_first_or_says_none_holds() {
+    let shipped = shipped();
+    let manifest = manifest();
+    let sets = manifest["sets"].as_table().expect("sets");
+    let cases = manifest["case"].as_array().expect("cases");
+    let mut failures = Vec::new();
+    let mut messages = std::collections::BTreeSet::new();
+    for (n, case) in cases.iter().enumerate() {
+        let message = case["message"].as_str().unwrap();
+        messages.insert(message);
+        let tmp = tempfile::tempdir().unwrap();
+        let names: Vec<&str> = case
+            .get("sets")
+            .and_then(|s| s.as_array())
+            .map(|a| a.iter().map(|v| v.as_str().unwrap()).collect())
+            .unwrap_or_default();
+        let root = (!names.is_empty()).then(|| {
+            let root = tmp.path().join("root");
+            std::fs::create_dir_all(&root).unwrap();
+            build_root(&root, sets, &names);
+            root
+        });
+        let dockerfile = case.get("dockerfile").and_then(|d| d.as_str()).map(|text| {
+            let path = tmp.path().join("Dockerfile");
+            std::fs::write(&path, text).unwrap();
+            path
+        });
+        let options = ProbeOptions {
+            root: root.clone(),
+            dockerfile,
+        };
+        let d = diagnose_message(&shipped, message, &options);
+        let label = format!("case {n} ({message})");
+        if d.sections.is_empty() {
+            failures.push(format!("{label}: no section with causes found"));
+            continue;
+        }
+        if let Some(want) = case.get("holds").and_then(|h| h.as_str()) {
+            let first = &d.causes[0];
+            if first.evaluation.verdict != Verdict::Holds || !first.text.contains(want) {
+                failures.push(format!(
+                    "{label}: expected `{want}` to hold first\n{}",
+                    describe(&d)
+                ));
+                continue;
+            }
+            for e in case["evidence"].as_array().unwrap() {
+                let e = e.as_str().unwrap();
+                if !first.evaluation.evidence.iter().any(|x| x.contains(e)) {
+                    failures.push(format!(
+                        "{label}: evidence lacks `{e}`: {:?}",
+                        first.evaluation.evidence
+                    ));
+                }
+            }
+        } else {
+            assert!(case.get("none").is_some(), "{label}: holds or none");
+            if let Some(c) = d.first_holding() {
+                failures.push(format!(
+                    "{label}: nothing should hold, but `{}` does\n{}",
+                    c.text,
+                    describe(&d)
+                ));
+                continue;
+            }
+            let want = case["ruled_out"].as_str().unwrap();
+            let ruled = d
+                .causes
+                .iter()
+                .any(|c| c.text.contains(want) && c.evaluation.verdict == Verdict::RuledOut);
+            if !ruled {
+                failures.push(format!(
+                    "{label}: `{want}` should be ruled out\n{}",
+                    describe(&d)
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+    assert!(messages.len() >= 30, "only {} messages", messages.len());
+}
+
+/// A cause with a check over facts no probe could read is unknown, never
+/// ruled out: the driver-insufficient message against an empty root (no
+/// torch, no /proc) claims nothing either way.
+#[test]
+fn an_empty_root_rules_nothing_out_on_facts_it_could_not_read() {
+    let shipped = shipped();
+    let tmp = tempfile::tempdir().unwrap();
+    let options = ProbeOptions {
+        root: Some(tmp.path().to_path_buf()),
+        dockerfile: None,
+    };
+    let d = diagnose_message(
+        &shipped,
+        "CUDA driver version is insufficient for CUDA runtime version",
+        &options,
+    );
+    assert!(!d.causes.is_empty());
+    let driver = d
+        .causes
+        .iter()
+        .find(|c| c.check.as_deref() == Some("torch.cuda > driver.cuda"))
+        .expect("the driver cause");
+    assert_eq!(driver.evaluation.verdict, Verdict::Unknown, "{driver:?}");
+}
+
+// ---- the verb, end to end ---------------------------------------------------------------------
+
+fn write_root(dir: &Path, names: &[&str]) {
+    let manifest = manifest();
+    build_root(dir, manifest["sets"].as_table().unwrap(), names);
+}
+
+#[test]
+fn the_verb_prints_the_holding_fix_first_with_its_evidence_and_exits_0() {
+    let home = common::home();
+    let tmp = tempfile::tempdir().unwrap();
+    write_root(tmp.path(), &["os", "pip-torch-cu130", "driver-550"]);
+    let out = common::lore(&home)
+        .args(["diagnose", "--color", "never", "--root"])
+        .arg(tmp.path())
+        .arg("CUDA driver version is insufficient for CUDA runtime version")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let holds = stdout.find("Holds here:").expect(&stdout);
+    let fix = stdout.find("Fix: Upgrade the driver").expect(&stdout);
+    let listed = stdout.find("HOLDS").expect(&stdout);
+    assert!(holds < fix && fix < listed, "{stdout}");
+    assert!(
+        stdout.contains("torch.cuda 13.0 > driver.cuda 13")
+            || stdout.contains("torch.cuda 13.0 > driver.cuda 12"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("/proc/driver/nvidia/version:1"), "{stdout}");
+    assert!(stdout.contains("torch/version.py:2"), "{stdout}");
+}
+
+#[test]
+fn the_verb_says_when_no_cause_holds_lists_checks_by_hand_and_exits_1() {
+    let home = common::home();
+    let tmp = tempfile::tempdir().unwrap();
+    write_root(tmp.path(), &["os", "pip-torch-cu124", "driver-550"]);
+    let out = common::lore(&home)
+        .args(["diagnose", "--color", "never", "--root"])
+        .arg(tmp.path())
+        .arg("CUDA driver version is insufficient for CUDA runtime version")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("No cause holds here."), "{stdout}");
+    assert!(stdout.contains("Check by hand:"), "{stdout}");
+    assert!(stdout.contains("nvidia-smi"), "{stdout}");
+    assert!(stdout.contains("RULED OUT"), "{stdout}");
+}
+
+#[test]
+fn the_verb_reads_a_log_from_stdin_and_prints_json() {
+    let home = common::home();
+    let tmp = tempfile::tempdir().unwrap();
+    write_root(
+        tmp.path(),
+        &["os", "pip-torch-cu124", "driver-580", "gpu-rtx5090"],
+    );
+    let log = "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n\
+               RuntimeError: CUDA error: no kernel image is available for execution on the device\n";
+    let out = common::lore(&home)
+        .args(["diagnose", "--json", "--root"])
+        .arg(tmp.path())
+        .arg("-")
+        .write_stdin(log)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["holds"], true);
+    let first = &json["causes"][0];
+    assert_eq!(first["verdict"], "holds");
+    assert!(
+        first["text"]
+            .as_str()
+            .unwrap()
+            .contains("newer than the torch wheel")
+    );
+    assert!(
+        first["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e.as_str().unwrap().contains("information:1"))
+    );
+    assert!(json["fix"].as_str().unwrap().contains("cu128"));
+    assert!(
+        json["sections"][0]["path"]
+            .as_str()
+            .unwrap()
+            .starts_with("cuda/")
+    );
+}
+
+#[test]
+fn the_verb_exits_1_when_no_section_lists_causes_and_2_on_usage_errors() {
+    let home = common::home();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = common::lore(&home)
+        .args(["diagnose", "--root"])
+        .arg(tmp.path())
+        .arg("nsys profile capture-range cudaProfilerApi")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("list no causes"));
+    let out = common::lore(&home)
+        .args([
+            "diagnose",
+            "--root",
+            "/nonexistent/root",
+            "no kernel image is available",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = common::lore(&home)
+        .args(["diagnose", "  "])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

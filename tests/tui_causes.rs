@@ -1,0 +1,103 @@
+//! The TUI's search lists the selected hit's causes, and the probe key
+//! (`Ctrl-d`) judges them on a worker thread: here the worker's answer is fed
+//! in by hand. The verdicts are the ones `lore diagnose` gives for the same
+//! hit and the same probes (the same library functions).
+
+mod common;
+
+use std::sync::Arc;
+
+use lore::diagnose::{self, Verdict};
+use lore::probe::ProbeOptions;
+use lore::theme::Theme;
+use lore::tui::action::Action;
+use lore::tui::app::Effect;
+use lore::tui::keymap::{Key, Mode};
+
+const MESSAGE: &str = "CUDA driver version is insufficient for CUDA runtime version";
+
+/// A root where the driver-too-old cause holds: torch 2.11.0+cu130 on driver 550.
+fn cu130_on_r550() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let sp = dir.path().join("usr/local/lib/python3.11/site-packages");
+    std::fs::create_dir_all(sp.join("torch")).unwrap();
+    std::fs::create_dir_all(sp.join("torch-2.11.0.dist-info")).unwrap();
+    std::fs::write(
+        sp.join("torch/version.py"),
+        "__version__ = '2.11.0+cu130'\ncuda: Optional[str] = '13.0'\n",
+    )
+    .unwrap();
+    std::fs::write(sp.join("torch-2.11.0.dist-info/INSTALLER"), "pip\n").unwrap();
+    let proc = dir.path().join("proc/driver/nvidia");
+    std::fs::create_dir_all(&proc).unwrap();
+    std::fs::write(
+        proc.join("version"),
+        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024\n",
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn a_hit_with_causes_shows_them_and_ctrl_d_judges_them_as_the_cli_does() {
+    let mut a = common::shipped_app(Theme::plain(), 120, 40);
+    let index = common::ready_index(&mut a);
+    a.update(Action::Search);
+    assert_eq!(a.mode(), Mode::Search);
+    a.update(Action::Paste(MESSAGE.into()));
+    let _ = common::pump(&mut a, &index);
+
+    // Before probing: the causes are listed, not judged.
+    let causes = a.search.causes.clone().expect("the first hit lists causes");
+    assert!(causes.causes.iter().all(|(v, _)| v.is_none()));
+    assert!(
+        causes
+            .causes
+            .iter()
+            .any(|(_, t)| t.contains("older than the CUDA major")),
+        "{causes:?}"
+    );
+    assert!(a.causes_rows() > 0);
+
+    // The probe key asks for the worker.
+    let key = Key::parse("ctrl-d").unwrap();
+    let action = a.action_for_key(key).expect("ctrl-d is bound in search");
+    assert_eq!(action, Action::Probe);
+    a.update(action);
+    assert_eq!(a.take_effects(), vec![Effect::ProbeCauses]);
+    assert!(a.search.probing);
+
+    // The worker answers with the facts of the root.
+    let root = cu130_on_r550();
+    let options = ProbeOptions {
+        root: Some(root.path().to_path_buf()),
+        dockerfile: None,
+    };
+    let (_, ctx) = diagnose::probe_context(&options).unwrap();
+    let ctx = Arc::new(ctx);
+    a.update(Action::CausesProbed(Ok(Arc::clone(&ctx))));
+    assert!(!a.search.probing);
+    let judged = a.search.causes.clone().unwrap();
+    assert_eq!(judged.causes[0].0, Some(Verdict::Holds), "{judged:?}");
+    assert!(judged.causes[0].1.contains("older than the CUDA major"));
+
+    // The same verdicts as `lore diagnose` for this hit.
+    let hit = a.search.hits[a.search.cursor.selected].clone();
+    let corpus = Arc::clone(&a.corpus);
+    let sections = diagnose::section_causes(std::slice::from_ref(&hit), |p| corpus.get(p));
+    let cli: Vec<(Option<Verdict>, String)> = diagnose::diagnose(sections, &ctx)
+        .causes
+        .into_iter()
+        .map(|c| (Some(c.evaluation.verdict), c.text))
+        .collect();
+    assert_eq!(judged.causes, cli);
+}
+
+#[test]
+fn the_help_lists_the_probe_key_of_the_search_screen() {
+    let keys = lore::tui::keymap::defaults();
+    assert!(keys.iter().any(|b| b.mode == Mode::Search
+        && b.action == Action::Probe
+        && b.key == Key::parse("ctrl-d").unwrap()
+        && b.description.contains("causes")));
+}
