@@ -102,12 +102,19 @@ fn a_pip_image_root_gives_torch_wheels_cupti_os_and_packages() {
     );
     assert_eq!(facts(&json, "container")[0].0, "container");
     // Only installed packages: cuda-cupti-12-4 is `deinstall ok config-files`.
+    // NVIDIA's packages come first, then the C runtime the causes check.
     assert_eq!(
         facts(&json, "apt-package"),
-        [(
-            "cuda-cudart-12-4 12.4.127-1".into(),
-            vec![format!("{r}/var/lib/dpkg/status:5")]
-        )]
+        [
+            (
+                "cuda-cudart-12-4 12.4.127-1".into(),
+                vec![format!("{r}/var/lib/dpkg/status:5")]
+            ),
+            (
+                "libc6 2.35-0ubuntu3.8".into(),
+                vec![format!("{r}/var/lib/dpkg/status:1")]
+            )
+        ]
     );
     assert!(facts(&json, "driver").is_empty(), "an image has no driver");
 }

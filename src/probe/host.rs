@@ -1,14 +1,14 @@
 //! What the common causes of CUDA failures need to know about the machine
 //! beyond the software: the GPUs the driver sees and whether `nvidia_uvm` is
-//! loaded (`/proc`, the machine only), the folders the dynamic loader is
+//! loaded (`/proc`: the machine, never an unpacked image), the folders the dynamic loader is
 //! configured with (`/etc/ld.so.conf` and the files it includes), the
 //! environment that steers loading and builds (`LD_LIBRARY_PATH`,
 //! `CUDA_HOME`, `CUDA_PATH`; the machine only), and the GCC a build would
 //! use.
 //!
 //! The driver's `information` file names the GPU's model but not its compute
-//! capability; lore keeps no table from models to capabilities, so none is
-//! stated.
+//! capability; `diag_facts` derives that from the model with the
+//! knowledge's table.
 
 use super::fs::Root;
 use super::system::{note_error, read_text};
@@ -23,12 +23,10 @@ pub(super) fn probe(
     facts: &mut RootFacts,
     notes: &mut Vec<Note>,
 ) {
-    if root.is_live() {
-        facts.gpus = gpus(root, notes);
-        if facts.driver.is_some() {
-            facts.nvidia_uvm = nvidia_uvm(root, notes);
-        }
-    }
+    // `/proc` describes a running kernel: an unpacked image has none, so
+    // these are found on the machine (or a root that copies its `/proc`).
+    facts.gpus = gpus(root, notes);
+    facts.nvidia_uvm = nvidia_uvm(root, notes);
     facts.ld_conf_dirs = ld_conf_dirs(root, notes);
     if let Some(env) = env {
         for name in ["LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH"] {
@@ -64,22 +62,27 @@ fn gpus(root: &Root, notes: &mut Vec<Note>) -> Vec<Found<String>> {
     out
 }
 
-/// Whether `/proc/modules` lists `nvidia_uvm`.
+/// Whether `/proc/modules` lists `nvidia_uvm`; said only where the
+/// `nvidia` module is loaded (without it, neither is a question).
 fn nvidia_uvm(root: &Root, notes: &mut Vec<Note>) -> Option<Found<bool>> {
     let path = "/proc/modules";
     if !root.exists(path) {
         return None;
     }
     let text = read_text(root, path, 1024 * 1024, notes)?;
-    Some(
-        match text
-            .lines()
-            .position(|l| l.split_whitespace().next() == Some("nvidia_uvm"))
-        {
-            Some(i) => Found::new(true, format!("{path}:{}", i + 1)),
-            None => Found::new(false, format!("{path}: no nvidia_uvm line")),
-        },
-    )
+    let line = |name: &str| {
+        text.lines()
+            .position(|l| l.split_whitespace().next() == Some(name))
+    };
+    let shown = root.show(path);
+    match (line("nvidia"), line("nvidia_uvm")) {
+        (_, Some(i)) => Some(Found::new(true, format!("{shown}:{}", i + 1))),
+        (Some(i), None) => Some(Found::new(
+            false,
+            format!("{shown}:{}: nvidia is loaded, nvidia_uvm is not listed", i + 1),
+        )),
+        (None, None) => None,
+    }
 }
 
 /// The folders `/etc/ld.so.conf` configures, in its order, each with the
