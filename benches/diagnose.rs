@@ -25,7 +25,7 @@ fn bench(c: &mut Criterion) {
     let (index, _) = SearchIndex::build_in_memory(&corpus).unwrap();
     let hits = index.query_parsed(&query::parse(MESSAGE), 10);
     c.bench_function("diagnose/causes-of-hits", |b| {
-        b.iter(|| diagnose::section_causes(&hits, |p| corpus.get(p)))
+        b.iter(|| diagnose::section_causes(&hits, MESSAGE, |p| corpus.get(p)))
     });
     let root = ProbeOptions {
         root: Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/probe/pip-root")),
@@ -38,7 +38,7 @@ fn bench(c: &mut Criterion) {
         c.bench_function(&format!("diagnose/probe-and-judge/{name}"), |b| {
             b.iter(|| {
                 let (_, ctx) = diagnose::probe_context(&options).unwrap();
-                let sections = diagnose::section_causes(&hits, |p| corpus.get(p));
+                let sections = diagnose::section_causes(&hits, MESSAGE, |p| corpus.get(p));
                 diagnose::diagnose(sections, &ctx)
             })
         });

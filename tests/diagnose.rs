@@ -94,7 +94,7 @@ fn diagnose_message(s: &Shipped, message: &str, options: &ProbeOptions) -> diagn
     let mut parsed = query::parse(message);
     s.vocabulary.expand(&mut parsed);
     let hits = s.index.query_parsed(&parsed, 10);
-    let sections = diagnose::section_causes(&hits, |path| s.corpus.get(path));
+    let sections = diagnose::section_causes(&hits, message, |path| s.corpus.get(path));
     let (_, ctx) = diagnose::probe_context(options).expect("the fixture probes");
     diagnose::diagnose(sections, &ctx)
 }

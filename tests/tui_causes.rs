@@ -84,7 +84,7 @@ fn a_hit_with_causes_shows_them_and_ctrl_d_judges_them_as_the_cli_does() {
     // The same verdicts as `lore diagnose` for this hit.
     let hit = a.search.hits[a.search.cursor.selected].clone();
     let corpus = Arc::clone(&a.corpus);
-    let sections = diagnose::section_causes(std::slice::from_ref(&hit), |p| corpus.get(p));
+    let sections = diagnose::section_causes(std::slice::from_ref(&hit), "", |p| corpus.get(p));
     let cli: Vec<(Option<Verdict>, String)> = diagnose::diagnose(sections, &ctx)
         .causes
         .into_iter()

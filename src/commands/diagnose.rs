@@ -64,7 +64,7 @@ pub fn run(settings: &Settings, args: &DiagnoseArgs, options: &ProbeOptions) -> 
         .filter(|f| wanted.contains(&f.rel.as_str()))
         .map(|f| (f.rel.clone(), Document::parse(f)))
         .collect();
-    let sections = diagnose::section_causes(&hits, |path| docs.get(path));
+    let sections = diagnose::section_causes(&hits, &text, |path| docs.get(path));
     if sections.is_empty() {
         match hits.first() {
             None => say!("lore: no section explains this; nothing to diagnose"),

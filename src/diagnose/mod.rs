@@ -114,17 +114,20 @@ pub fn blocks_for(doc: &Document, index: usize) -> Vec<(usize, CauseBlock)> {
 }
 
 /// The sections with causes among the first hits that score at least
-/// `RELATIVE_SCORE` of the best, in hit order, each block once. `document`
-/// gives a hit's parsed document.
+/// `RELATIVE_SCORE` of the best, in hit order, each block once, leaving out
+/// a section whose heading names another major version of a library the
+/// `query` names (see [`names_another_soname`]). `document` gives a hit's
+/// parsed document.
 pub fn section_causes<'d>(
     hits: &[Hit],
+    query: &str,
     mut document: impl FnMut(&str) -> Option<&'d Document>,
 ) -> Vec<SectionCauses> {
     let mut out: Vec<SectionCauses> = Vec::new();
     let mut seen: Vec<(String, usize)> = Vec::new();
     let best = hits.first().map_or(0.0, |h| h.score);
     for (rank, hit) in hits.iter().take(HITS_CONSIDERED).enumerate() {
-        if hit.score < best * RELATIVE_SCORE {
+        if hit.score < best * RELATIVE_SCORE || names_another_soname(&hit.heading, query) {
             continue;
         }
         let Some(doc) = document(&hit.path) else {
@@ -154,6 +157,40 @@ pub fn section_causes<'d>(
         }
     }
     out
+}
+
+/// Whether `heading` quotes a shared library the query also names, at
+/// another version: `libcudart.so.11.0: cannot open …` explains another
+/// message than `libcudart.so.12: cannot open …`, and its causes (no CUDA 11
+/// runtime) are not this one's, however alike the two lines score.
+pub fn names_another_soname(heading: &str, query: &str) -> bool {
+    let heading = sonames(heading);
+    let query = sonames(query);
+    // A library both name, none of whose majors in the heading is the query's.
+    query.iter().any(|(lib, version)| {
+        let majors: Vec<&str> = heading
+            .iter()
+            .filter(|(l, _)| l == lib)
+            .map(|(_, v)| major(v))
+            .collect();
+        !majors.is_empty() && !majors.contains(&major(version))
+    })
+}
+
+/// `libcudart.so.12.1` → (`libcudart`, `12.1`) for each soname with a version.
+fn sonames(text: &str) -> Vec<(String, String)> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '+' | '-')))
+        .filter_map(|word| {
+            let (lib, version) = word.split_once(".so.")?;
+            let version = version.trim_end_matches(|c: char| !c.is_ascii_digit());
+            (lib.starts_with("lib") && version.starts_with(|c: char| c.is_ascii_digit()))
+                .then(|| (lib.to_string(), version.to_string()))
+        })
+        .collect()
+}
+
+fn major(version: &str) -> &str {
+    version.split('.').next().unwrap_or(version)
 }
 
 /// Judges one cause: its check evaluated, or unknown without one.
@@ -199,5 +236,38 @@ pub fn diagnose(sections: Vec<SectionCauses>, ctx: &Context) -> Diagnosis {
     Diagnosis {
         sections,
         causes: judged,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_another_soname;
+
+    #[test]
+    fn a_heading_about_another_major_of_the_same_library_is_another_message() {
+        let query = "OSError: libcudart.so.12: cannot open shared object file";
+        assert!(names_another_soname(
+            "ImportError: libcudart.so.11.0: cannot open shared object file",
+            query
+        ));
+        // The same major (12 against 12.1), another library, or no version
+        // in the heading: the section may explain this message.
+        assert!(!names_another_soname(
+            "libcudart.so.12.1 missing after a wheel upgrade",
+            query
+        ));
+        assert!(!names_another_soname(
+            "libcupti.so.11.7: cannot open shared object file",
+            query
+        ));
+        assert!(!names_another_soname(
+            "Shared libraries the loader cannot find",
+            query
+        ));
+        // A heading naming both majors covers this one too.
+        assert!(!names_another_soname(
+            "libcudart.so.11.0 or libcudart.so.12: cannot open",
+            query
+        ));
     }
 }

@@ -137,7 +137,8 @@ impl App {
             return;
         };
         let corpus = Arc::clone(&self.corpus);
-        let sections = diagnose::section_causes(std::slice::from_ref(hit), |p| corpus.get(p));
+        // The hit the user chose: its causes whatever the query names.
+        let sections = diagnose::section_causes(std::slice::from_ref(hit), "", |p| corpus.get(p));
         let Some(first) = sections.first() else {
             self.search.causes = None;
             return;
