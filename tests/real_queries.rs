@@ -37,6 +37,76 @@ struct Case {
     /// No section of the shipped knowledge answers it (feeds the knowledge issue).
     #[serde(default)]
     uncovered: bool,
+    /// Whether the knowledge quotes it: some 30 characters of the query
+    /// (whitespace runs as one space) occur verbatim in a knowledge file.
+    /// Recorded, and checked against the knowledge on every run.
+    in_knowledge: bool,
+}
+
+/// Characters of a query that must occur verbatim for it to count as quoted.
+const QUOTE_WINDOW: usize = 30;
+
+/// Whitespace runs as one space, trimmed.
+fn collapse(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Every `QUOTE_WINDOW`-character window of the shipped knowledge's files
+/// (whitespace collapsed), for the quoted check.
+struct Quotes {
+    texts: Vec<String>,
+}
+
+impl Quotes {
+    fn load() -> Quotes {
+        let mut texts = Vec::new();
+        let mut todo = vec![std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/knowledge"
+        ))];
+        while let Some(dir) = todo.pop() {
+            for entry in std::fs::read_dir(&dir).expect("knowledge folder") {
+                let path = entry.expect("entry").path();
+                if path.is_dir() {
+                    todo.push(path);
+                } else if path.extension().is_some_and(|e| e == "md") {
+                    texts.push(collapse(&std::fs::read_to_string(&path).expect("md")));
+                }
+            }
+        }
+        Quotes { texts }
+    }
+
+    fn windows(&self) -> std::collections::HashSet<&str> {
+        let mut set = std::collections::HashSet::new();
+        for text in &self.texts {
+            let starts: Vec<usize> = text
+                .char_indices()
+                .map(|(i, _)| i)
+                .chain([text.len()])
+                .collect();
+            for pair in starts.windows(QUOTE_WINDOW + 1) {
+                set.insert(&text[pair[0]..pair[QUOTE_WINDOW]]);
+            }
+        }
+        set
+    }
+
+    /// The 30-character check, as `in_knowledge` records it.
+    fn quotes(&self, windows: &std::collections::HashSet<&str>, query: &str) -> bool {
+        let query = collapse(query);
+        let starts: Vec<usize> = query
+            .char_indices()
+            .map(|(i, _)| i)
+            .chain([query.len()])
+            .collect();
+        if starts.len() <= QUOTE_WINDOW {
+            return self.texts.iter().any(|t| t.contains(&query));
+        }
+        starts
+            .windows(QUOTE_WINDOW + 1)
+            .any(|pair| windows.contains(&query[pair[0]..pair[QUOTE_WINDOW]]))
+    }
 }
 
 /// Hits looked at for the reciprocal rank.
@@ -115,7 +185,7 @@ impl Tally {
 
     fn line(&self, label: &str) -> String {
         format!(
-            "{label:<18} {:>3}  file {:.2} {:.2} {:.3}  section {:.2} {:.2} {:.3}",
+            "{label:<27} {:>3}  file {:.2} {:.2} {:.3}  section {:.2} {:.2} {:.3}",
             self.n,
             self.share(self.file1),
             self.share(self.file3),
@@ -175,6 +245,41 @@ fn real_queries_land_on_the_answering_section() {
         }
     }
 
+    // `in_knowledge` as recorded must be what the knowledge quotes now. A
+    // held-out query that became quoted means its text went into the
+    // knowledge, which issue #25 forbids: take it out again.
+    let quotes = Quotes::load();
+    let windows = quotes.windows();
+    let mut wrong = Vec::new();
+    for case in &set.query {
+        let quoted = quotes.quotes(&windows, &case.q);
+        if quoted != case.in_knowledge {
+            wrong.push(format!(
+                "{} ({}): in_knowledge = {} but the knowledge {} it{}",
+                case.id,
+                case.split,
+                case.in_knowledge,
+                if quoted { "quotes" } else { "no longer quotes" },
+                if quoted && case.split == "holdout" {
+                    " (held-out text must never enter the knowledge)"
+                } else {
+                    ""
+                }
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "in_knowledge is stale:\n{}",
+        wrong.join("\n")
+    );
+    let not_quoted = set.query.iter().filter(|c| !c.in_knowledge).count();
+    println!(
+        "{not_quoted} of {} queries ({:.0}%) are not quoted in the knowledge",
+        set.query.len(),
+        100.0 * not_quoted as f64 / set.query.len() as f64
+    );
+
     let (index, _) = SearchIndex::build_in_memory(&corpus).expect("index builds");
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
     let mut misses = Vec::new();
@@ -217,9 +322,16 @@ fn real_queries_land_on_the_answering_section() {
                 path == h.path && corpus.get(path).is_some_and(|d| lands_in(d, h, anchor))
             })
         });
+        let quoted = if case.in_knowledge {
+            "quoted"
+        } else {
+            "not-quoted"
+        };
         for key in [
             format!("{} all", case.split),
             format!("{} {}", case.split, case.kind),
+            format!("{} {quoted}", case.split),
+            format!("{} {quoted} {}", case.split, case.kind),
         ] {
             tallies.entry(key).or_default().add(file_rank, sec_rank);
         }

@@ -466,7 +466,6 @@ pub fn normalise(name: &str) -> String {
     name.to_ascii_lowercase().replace(['_', '.'], "-")
 }
 
-
 /// Whether `lore` lists a dpkg package of this name besides NVIDIA's.
 pub fn is_listed_apt(name: &str) -> bool {
     let versioned = |prefix: &str| {
@@ -545,7 +544,6 @@ fn debian_upstream(version: &str) -> String {
     let v = v.rsplit_once('-').map_or(v, |(v, _)| v);
     v.split(['~', '+']).next().unwrap_or(v).to_string()
 }
-
 
 /// `libstdc++.so.6.0.N` provides `GLIBCXX_3.4.N` (GCC's ABI policy): the
 /// newest in the loader's default folders.

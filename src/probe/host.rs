@@ -79,7 +79,10 @@ fn nvidia_uvm(root: &Root, notes: &mut Vec<Note>) -> Option<Found<bool>> {
         (_, Some(i)) => Some(Found::new(true, format!("{shown}:{}", i + 1))),
         (Some(i), None) => Some(Found::new(
             false,
-            format!("{shown}:{}: nvidia is loaded, nvidia_uvm is not listed", i + 1),
+            format!(
+                "{shown}:{}: nvidia is loaded, nvidia_uvm is not listed",
+                i + 1
+            ),
         )),
         (None, None) => None,
     }
