@@ -123,13 +123,13 @@ const MAX_UNRELATED_SHARE: f64 = 0.03;
 /// Held-out floors: for a group of the held-out half, (file hit@3,
 /// section hit@3). Each records a measured figure (rounded down), so a
 /// drop fails; raise them as ranking improves, never lower them to pass.
-/// Measured on 2026-11-26 on the set grown to 377 queries (issue #25,
+/// Measured on 2026-11-26 on the set grown to 572 queries (issue #25,
 /// item 5): see the README's search section for every figure.
 const HOLDOUT_FLOORS: &[(&str, f64, f64)] = &[
-    ("holdout all", 0.86, 0.75),
-    ("holdout question", 0.84, 0.71),
-    ("holdout quoted", 0.92, 0.92),
-    ("holdout not-quoted", 0.81, 0.61),
+    ("holdout all", 0.82, 0.65),
+    ("holdout question", 0.85, 0.61),
+    ("holdout quoted", 0.89, 0.89),
+    ("holdout not-quoted", 0.78, 0.53),
 ];
 
 fn load() -> Set {
