@@ -802,3 +802,52 @@ fn a_pyenv_shim_runs_the_version_pyenv_chooses() {
         "none: `import torch` finds no torch"
     );
 }
+
+/// `pip install "cuda-toolkit[nvcc]"` on CUDA 13: the suffixless
+/// `nvidia_cuda_nvcc-13.0.88.dist-info` installs `nvidia/cu13/bin/nvcc` and
+/// no shared library. It is one of NVIDIA's CUDA 13 wheels all the same
+/// (real roots showed it missing); `nvidia-ml-py`, an `nvidia_*` wheel with
+/// only `pynvml.py`, still is not.
+#[test]
+fn cuda13_nvcc_wheel_without_libraries_is_listed_and_nvidia_ml_py_is_not() {
+    let r = root("cu13-nvcc-wheel-root");
+    let json = probe_root(&r);
+    let site = format!("{r}/usr/local/lib/python3.12/site-packages");
+    assert_eq!(
+        facts(&json, "nvidia-wheel"),
+        [(
+            "nvidia-cuda-nvcc 13.0.88".to_string(),
+            vec![format!("{site}/nvidia_cuda_nvcc-13.0.88.dist-info")]
+        )]
+    );
+    assert_eq!(values(&json, "nvidia-wheel.libs"), Vec::<String>::new());
+    assert_eq!(values(&json, "nvidia-wheel.missing"), Vec::<String>::new());
+}
+
+/// Debian 13's own CUDA runtime: `libcudart12` and `libnvrtc12` (source
+/// package nvidia-cuda-toolkit, versions from trixie's non-free Packages
+/// index) are NVIDIA packages dpkg lists, beside `libcupti12`; real roots
+/// showed `libcudart12` missing from the apt packages.
+#[test]
+fn debian_libcudart12_and_libnvrtc12_are_listed_as_nvidia_packages() {
+    let r = root("debian-cuda-libs-root");
+    let json = probe_root(&r);
+    let status = format!("{r}/var/lib/dpkg/status");
+    assert_eq!(
+        facts(&json, "apt-package"),
+        [
+            (
+                "libcudart12 12.4.127~12.4.1-2".to_string(),
+                vec![format!("{status}:5")]
+            ),
+            (
+                "libnvrtc12 12.4.127~12.4.1-2".to_string(),
+                vec![format!("{status}:11")]
+            ),
+            (
+                "libcupti12 12.4.127~12.4.1-2".to_string(),
+                vec![format!("{status}:16")]
+            ),
+        ]
+    );
+}

@@ -12,7 +12,10 @@
 //!   and CUDA 13's suffixless `nvidia_*-13.*.dist-info`. Their `RECORD` says
 //!   which libraries each installed and where (`nvidia/cuda_cupti/lib/`,
 //!   CUDA 13's shared `nvidia/cu13/lib/`), so a listed file that is missing
-//!   is seen; without a `RECORD`, `nvidia/<package>/lib/` is listed;
+//!   is seen; without a `RECORD`, `nvidia/<package>/lib/` is listed. A
+//!   suffixless wheel counts when it installed a library or anything under
+//!   `nvidia/cuNN/` (CUDA 13's nvcc wheel has no library); nvidia-ml-py's
+//!   lone `pynvml.py` does not;
 //! - `cuda_toolkit-*.dist-info`, the metapackage CUDA 13 torch wheels
 //!   depend on.
 
@@ -449,6 +452,8 @@ fn nvidia_wheel(root: &Root, site: &str, name: &str, notes: &mut Vec<Note>) -> O
     // (path inside the site, RECORD line) of each shared library.
     let mut listed: Vec<(String, Option<usize>)> = Vec::new();
     let mut record = None;
+    // The CUDA major of the `nvidia/cuNN/` folder its RECORD installs into.
+    let mut record_cuda = None;
     if root.exists(&record_path)
         && let Some(text) = read_text(root, &record_path, RECORD_CAP, notes)
     {
@@ -457,6 +462,7 @@ fn nvidia_wheel(root: &Root, site: &str, name: &str, notes: &mut Vec<Note>) -> O
             .into_iter()
             .map(|(p, l)| (p, Some(l)))
             .collect();
+        record_cuda = record_cuda_folder(&text);
     } else {
         let dir = format!("nvidia/{package}/lib");
         if let Ok(listing) = root.list(&format!("{site}/{dir}"), MAX_ENTRIES) {
@@ -468,17 +474,21 @@ fn nvidia_wheel(root: &Root, site: &str, name: &str, notes: &mut Vec<Note>) -> O
                 .collect();
         }
     }
-    // A suffixless `nvidia_*` that installed no library (nvidia-ml-py) is
-    // not one of the CUDA library wheels.
+    if cuda.is_none() {
+        cuda = listed
+            .iter()
+            .find_map(|(p, _)| {
+                p.split('/')
+                    .find_map(|c| c.strip_prefix("cu").filter(|d| is_number(d)))
+                    .map(str::to_string)
+            })
+            .or(record_cuda);
+    }
+    // A suffixless `nvidia_*` that installed no library and nothing under
+    // `nvidia/cuNN/` (nvidia-ml-py's `pynvml.py`) is not one of the CUDA
+    // wheels; CUDA 13's nvcc wheel (`nvidia/cu13/bin/nvcc`, no library) is.
     if listed.is_empty() && cuda.is_none() {
         return None;
-    }
-    if cuda.is_none() {
-        cuda = listed.iter().find_map(|(p, _)| {
-            p.split('/')
-                .find_map(|c| c.strip_prefix("cu").filter(|d| is_number(d)))
-                .map(str::to_string)
-        });
     }
     if cuda.is_none() && package.starts_with("cuda_") {
         cuda = version.split('.').next().map(str::to_string);
@@ -538,6 +548,16 @@ fn nvidia_wheel(root: &Root, site: &str, name: &str, notes: &mut Vec<Note>) -> O
 
 fn is_number(s: &str) -> bool {
     !s.is_empty() && s.chars().all(|c| c.is_ascii_digit())
+}
+
+/// `13` when a wheel's `RECORD` installs files under `nvidia/cu13/`, the
+/// folder CUDA 13's wheels share (libraries, `bin/nvcc`, headers).
+fn record_cuda_folder(text: &str) -> Option<String> {
+    text.lines().find_map(|line| {
+        let rest = line.trim_start_matches('"').strip_prefix("nvidia/cu")?;
+        let (digits, _) = rest.split_once('/')?;
+        is_number(digits).then(|| digits.to_string())
+    })
 }
 
 /// The shared libraries a wheel's `RECORD` lists under `nvidia/…/lib/`:

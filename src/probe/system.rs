@@ -199,8 +199,17 @@ fn driver(root: &Root, notes: &mut Vec<Note>) -> Option<Found<String>> {
 /// Whether a dpkg package name is one of NVIDIA's CUDA, driver or library
 /// packages (or a distribution's repackaging of them).
 pub fn is_nvidia_package(name: &str) -> bool {
-    const PREFIXES: [&str; 16] = [
+    const PREFIXES: [&str; 23] = [
         "cuda-",
+        // Debian's and Ubuntu's names for the toolkit's libraries
+        // (source package nvidia-cuda-toolkit): libcudart12, libnvrtc12 …
+        "libcudart",
+        "libnvrtc",
+        "libnvvm",
+        "libnvtoolsext",
+        "libcufile",
+        "libnvfatbin",
+        "libnvblas",
         "libcudnn",
         "libnccl",
         "libcublas",
