@@ -20,7 +20,7 @@ fn cell(pty: &Pty, row: u16, col: u16) -> String {
     let contents = parser
         .screen()
         .cell(row, col)
-        .map(|c| c.contents())
+        .map(|c| c.contents().to_string())
         .unwrap_or_default();
     if contents.is_empty() {
         " ".to_string()
@@ -311,7 +311,6 @@ fn a_pasted_log_shows_its_deciding_line_and_the_document_marks_only_rare_words()
         "line",
         "error",
         "no",
-        "such",
         "directory",
         "traceback",
         "most",
@@ -335,13 +334,14 @@ fn marked_words(pty: &Pty) -> Vec<String> {
     let parser = pty.parser.lock().unwrap();
     let screen = parser.screen();
     let (rows, cols) = screen.size();
+    let (rows, cols) = (rows.get(), cols.get());
     let mut words = Vec::new();
     for row in 0..rows {
         let mut run = String::new();
         for col in 0..=cols {
             let cell = (col < cols).then(|| screen.cell(row, col)).flatten();
             match cell {
-                Some(c) if c.bgcolor() == vt100::Color::Idx(3) => run.push_str(&c.contents()),
+                Some(c) if c.bgcolor() == vt100::Color::Idx(3) => run.push_str(c.contents()),
                 _ if !run.is_empty() => words.push(std::mem::take(&mut run).to_lowercase()),
                 _ => {}
             }
