@@ -509,10 +509,8 @@ fn dpkg(root: &Root, out: &mut Vec<Fact>, notes: &mut Vec<Note>) {
             format!("{name} {version}"),
             evidence.clone(),
         ));
-        let upstream = debian_upstream(version);
-        match name {
-            "libc6" => out.push(fact("glibc", upstream, evidence)),
-            _ => {}
+        if name == "libc6" {
+            out.push(fact("glibc", debian_upstream(version), evidence));
         }
     };
     let mut name: Option<(String, usize)> = None;
