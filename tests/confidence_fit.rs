@@ -17,8 +17,9 @@ use lore::search::{Hit, SearchIndex};
 use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
 use serde::Deserialize;
 
-/// The held-out AUC may not fall below this (measured 2026-11-26: see the
-/// README's Search section for the figure).
+/// The held-out AUC may not fall below this. Measured 2026-11-26: 0.765
+/// (the share of the query's weighted words it replaced: 0.565); issue #25
+/// asks for 0.85.
 const HOLDOUT_AUC_FLOOR: f64 = 0.75;
 
 /// Ridge penalty of the fit on every weight but the intercept: with a few
