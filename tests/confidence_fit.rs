@@ -231,14 +231,28 @@ fn refit_confidence_on_the_tuning_half() {
     let ys: Vec<bool> = tune.iter().map(|s| s.answers).collect();
     let (weights, intercept) = fit(&xs, &ys, RIDGE);
     if let Ok(path) = std::env::var("LORE_CONFIDENCE_DUMP") {
-        let mut csv = String::from("id,split,kind,answers,score,other,share,rare_share,pairs_share,heading_share,names_something,named,log,question,chunks\n");
+        let mut csv = String::from(
+            "id,split,kind,answers,score,other,share,rare_share,pairs_share,heading_share,names_something,named,log,question,chunks\n",
+        );
         for s in &samples {
             let g = &s.hit.signals;
             csv.push_str(&format!(
                 "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                s.id, s.split, s.kind, u8::from(s.answers), g.score, g.other.unwrap_or(-1.0), g.share,
-                g.rare_share, g.pairs_share, g.heading_share, u8::from(g.names_something),
-                u8::from(g.named), u8::from(g.log), u8::from(g.question), g.chunks
+                s.id,
+                s.split,
+                s.kind,
+                u8::from(s.answers),
+                g.score,
+                g.other.unwrap_or(-1.0),
+                g.share,
+                g.rare_share,
+                g.pairs_share,
+                g.heading_share,
+                u8::from(g.names_something),
+                u8::from(g.named),
+                u8::from(g.log),
+                u8::from(g.question),
+                g.chunks
             ));
         }
         std::fs::write(path, csv).expect("dump written");
@@ -252,7 +266,14 @@ fn refit_confidence_on_the_tuning_half() {
     report("refit", &samples, |s| {
         confidence::logistic(&confidence::features(&s.hit.signals), &weights, intercept)
     });
-    println!("// {}", FEATURES.iter().map(|f| f.name).collect::<Vec<_>>().join(", "));
+    println!(
+        "// {}",
+        FEATURES
+            .iter()
+            .map(|f| f.name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     let listed: Vec<String> = weights.iter().map(|w| format!("{w:.3}")).collect();
     println!("pub const WEIGHTS: &[f64] = &[{}];", listed.join(", "));
     println!("pub const INTERCEPT: f64 = {intercept:.3};");
@@ -266,7 +287,11 @@ fn refit_confidence_on_the_tuning_half() {
         && weights.len() == WEIGHTS.len();
     println!(
         "shipped constants {}",
-        if same { "match" } else { "DIFFER: paste the above" }
+        if same {
+            "match"
+        } else {
+            "DIFFER: paste the above"
+        }
     );
 }
 

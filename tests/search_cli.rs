@@ -570,7 +570,11 @@ fn json_confidence_is_a_probability_and_the_notice_follows_it() {
         assert!(!notice(query), "{query}");
     }
     for query in unanswered {
-        assert_eq!(json(query)[0]["confident"].as_bool(), Some(false), "{query}");
+        assert_eq!(
+            json(query)[0]["confident"].as_bool(),
+            Some(false),
+            "{query}"
+        );
         assert!(notice(query), "{query}");
     }
 }
