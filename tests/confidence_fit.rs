@@ -10,6 +10,8 @@
 //! The ignored test refits the model on the tuning half and prints the
 //! coefficients to paste into `src/search/confidence.rs`:
 //! `cargo test --test confidence_fit -- --ignored --nocapture`.
+//! With `LORE_CONFIDENCE_DUMP=FILE` it also writes every query's signals as
+//! CSV, for trying other features.
 
 use lore::corpus::{Corpus, Document};
 use lore::search::confidence::{self, FEATURES, INTERCEPT, THRESHOLD, WEIGHTS};
