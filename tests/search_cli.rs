@@ -522,3 +522,59 @@ fn a_log_with_carriage_returns_for_line_breaks_is_triaged_by_line() {
         assert_eq!(hits, lf_hits, "lines ended by {newline:?}");
     }
 }
+
+/// Issue #25: `confidence` is the estimated probability that the hit answers
+/// the query. Every hit's is a number from 0 to 1; a message the knowledge
+/// quotes (a `libcupti` import error, `no kernel image is available`) is
+/// answered confidently and gets no notice, while an npm error and a CSS
+/// question, which no section answers, get `no section answers this
+/// confidently` and a first hit that is not `confident`.
+#[test]
+fn json_confidence_is_a_probability_and_the_notice_follows_it() {
+    let home = home();
+    let json = |query: &str| -> Vec<serde_json::Value> {
+        let out = lore(&home)
+            .args(["search", "--json", "--limit", "5", query])
+            .output()
+            .unwrap();
+        let hits: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        hits.as_array().expect("an array of hits").clone()
+    };
+    let notice = |query: &str| {
+        let out = lore(&home).args(["search", query]).output().unwrap();
+        String::from_utf8_lossy(&out.stderr).contains("no section answers this confidently")
+    };
+    let quoted = [
+        CUPTI_ERROR,
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+    ];
+    let unanswered = [
+        "npm ERR! code ERESOLVE unable to resolve dependency tree",
+        "how do I center a div in css",
+    ];
+    for query in quoted.iter().chain(&unanswered) {
+        let hits = json(query);
+        assert!(!hits.is_empty(), "{query}");
+        for hit in &hits {
+            let p = hit["confidence"].as_f64().expect("a number");
+            assert!((0.0..=1.0).contains(&p), "{query}: {p}");
+            assert_eq!(
+                hit["confident"].as_bool(),
+                Some(p >= f64::from(lore::search::confidence::THRESHOLD)),
+                "{query}"
+            );
+        }
+    }
+    for query in quoted {
+        assert_eq!(json(query)[0]["confident"].as_bool(), Some(true), "{query}");
+        assert!(!notice(query), "{query}");
+    }
+    for query in unanswered {
+        assert_eq!(
+            json(query)[0]["confident"].as_bool(),
+            Some(false),
+            "{query}"
+        );
+        assert!(notice(query), "{query}");
+    }
+}

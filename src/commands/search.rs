@@ -332,6 +332,7 @@ mod tests {
             snippet: snippet.into(),
             highlights: std::iter::once(at..at + highlight.len()).collect(),
             confidence: 1.0,
+            signals: Default::default(),
         }
     }
 

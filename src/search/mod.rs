@@ -10,6 +10,7 @@
 //! rereads anything. This layer reads the corpus and never prints.
 
 mod cache;
+pub mod confidence;
 pub mod query;
 mod rare;
 pub mod schema;
@@ -62,24 +63,24 @@ pub struct Hit {
     pub snippet: String,
     /// Byte ranges of matched terms within `snippet`.
     pub highlights: Vec<Range<usize>>,
-    /// How much of the query this section holds, from 0 to 1: the share of
-    /// the query's words, each weighted by its rarity in the knowledge
-    /// (words the knowledge does not have at all count as the rarest), found
-    /// in the section or as one of their forms or synonyms.
+    /// The estimated probability, from 0 to 1, that this section answers
+    /// the query (see `confidence`). It is fitted and measured for the
+    /// first hit; a later hit gets the same model's estimate from its own
+    /// score and matches, lower than the first's unless it matched more in
+    /// its heading.
     pub confidence: f32,
+    /// What the confidence was estimated from.
+    pub signals: confidence::Signals,
 }
 
 impl Hit {
-    /// True when the section holds enough of the query to be called an
+    /// True when the section is likely enough to answer to be called an
     /// answer rather than the closest thing there is.
     pub fn is_confident(&self) -> bool {
-        self.confidence >= CONFIDENT_SHARE
+        self.confidence >= confidence::THRESHOLD
     }
 }
 
-/// A hit holding less than this share of the query's weighted words (see
-/// [`Hit::confidence`]) is a weak answer: lore says so.
-pub const CONFIDENT_SHARE: f32 = 0.45;
 /// What lore says above the hits when the best one is weak.
 pub const WEAK_NOTICE: &str = "no section answers this confidently; closest:";
 
@@ -466,10 +467,11 @@ impl SearchIndex {
         let matcher = snippet::Matcher::new(weights, parsed.prefix.clone());
         ranked
             .into_iter()
-            .map(|(score, address, confidence)| {
+            .map(|(score, address, signals)| {
                 let doc: TantivyDocument = searcher.doc(address)?;
                 let mut hit = self.hit(&doc, score, &matcher);
-                hit.confidence = confidence;
+                hit.confidence = confidence::probability(&signals);
+                hit.signals = signals;
                 Ok(hit)
             })
             .collect()
@@ -496,7 +498,7 @@ impl SearchIndex {
         telling: &[Known],
         unknown: f32,
         limit: usize,
-    ) -> tantivy::Result<Vec<(f32, DocAddress, f32)>> {
+    ) -> tantivy::Result<Vec<(f32, DocAddress, confidence::Signals)>> {
         let mut pairs = Vec::new();
         for pair in &parsed.pairs {
             let mut idf = 0.0;
@@ -518,15 +520,24 @@ impl SearchIndex {
                 pairs.push((pair, idf));
             }
         }
-        let bonus = self.pair_bonus(searcher, &found, &pairs)?;
+        let (bonus, pairs_found) = self.pair_bonus(searcher, &found, &pairs)?;
+        let pairs_total: f32 = pairs.iter().map(|(_, idf)| idf).sum();
         // A word and its other forms are one group: the best form counts.
-        let groups = groups(telling);
+        let rare = rare_idf(searcher.num_docs());
+        let groups = groups(telling, rare);
         let total: f32 = groups.iter().map(|g| g.weight).sum();
-        let (covered, named) = if total > 0.0 {
+        let rare_total: f32 = groups.iter().filter(|g| g.rare).map(|g| g.weight).sum();
+        let coverage = if total > 0.0 {
             self.coverage(searcher, &found, telling, &groups)?
         } else {
-            (vec![total; found.len()], vec![false; found.len()])
+            Coverage::full(found.len(), total)
         };
+        let Coverage {
+            covered,
+            heading,
+            rare: rare_covered,
+            named,
+        } = coverage;
         // A query that names something (`libcupti.so.12`, `CUBLAS_STATUS_…`)
         // is about that thing: a section with the message's common words but
         // none of its identifiers is about something else.
@@ -572,44 +583,80 @@ impl SearchIndex {
             };
             *score = (*score + bonus) * kind * coordination * unnamed;
         }
+        // Words the index lacks count as missing, and as rare.
         let reachable = total + unknown;
-        let mut ranked: Vec<(f32, DocAddress, f32, u64)> = found
-            .into_iter()
-            .zip(covered)
-            .zip(order)
-            .map(|(((score, address), covered), order)| {
-                let share = if reachable > 0.0 {
-                    (covered / reachable).clamp(0.0, 1.0)
-                } else {
-                    // Only filters or quoted stop words: the section has
-                    // all there was to find.
-                    1.0
+        let rare_reachable = rare_total + unknown;
+        // Only filters or quoted stop words: the section has all there was
+        // to find.
+        let share_of = |part: f32, whole: f32| {
+            if whole > 0.0 {
+                (part / whole).clamp(0.0, 1.0)
+            } else {
+                1.0
+            }
+        };
+        let mut ranked: Vec<(f32, DocAddress, confidence::Signals, u64)> = found
+            .iter()
+            .enumerate()
+            .map(|(i, &(score, address))| {
+                let signals = confidence::Signals {
+                    score,
+                    other: None,
+                    share: share_of(covered[i], reachable),
+                    rare_share: share_of(rare_covered[i], rare_reachable),
+                    // A query of one word has no message to quote.
+                    pairs_share: if pairs_total > 0.0 {
+                        (pairs_found[i] / pairs_total).clamp(0.0, 1.0)
+                    } else {
+                        0.0
+                    },
+                    heading_share: if covered[i] > 0.0 {
+                        (heading[i] / covered[i]).clamp(0.0, 1.0)
+                    } else {
+                        0.0
+                    },
+                    names_something,
+                    named: named[i],
+                    log: parsed.pasted,
+                    question: parsed.question,
+                    chunks: parsed.chunks,
                 };
-                (score, address, share, order)
+                (score, address, signals, order[i])
             })
             .collect();
         // Equal scores in path and line order, however many segments the
         // index has (see `build`).
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.3.cmp(&b.3)));
+        // Each hit's lead is over the best other candidate, whatever the
+        // limit: the first's over the second, the others' (negative) over
+        // the first.
+        let first = ranked.first().map(|r| r.0);
+        let second = ranked.get(1).map(|r| r.0);
+        for (i, r) in ranked.iter_mut().enumerate() {
+            r.2.other = if i == 0 { second } else { first };
+        }
         ranked.truncate(limit);
         Ok(ranked
             .into_iter()
-            .map(|(score, address, share, _)| (score, address, share))
+            .map(|(score, address, signals, _)| (score, address, signals))
             .collect())
     }
 
     /// For each candidate, `PAIR_BOOST` times the pair's rarity for every
-    /// field where a pair of query words stands side by side.
+    /// field where a pair of query words stands side by side; and the summed
+    /// rarity of the pairs it has side by side in some field.
     fn pair_bonus(
         &self,
         searcher: &Searcher,
         candidates: &[(f32, DocAddress)],
         pairs: &[(&[String; 2], f32)],
-    ) -> tantivy::Result<Vec<f32>> {
+    ) -> tantivy::Result<(Vec<f32>, Vec<f32>)> {
         let mut bonus = vec![0.0; candidates.len()];
+        // Per candidate, the pairs found side by side in some field.
+        let mut side_by_side = vec![vec![false; pairs.len()]; candidates.len()];
         let (mut first, mut second) = (Vec::new(), Vec::new());
         for (segment, mine) in by_segment(searcher, candidates) {
-            for (pair, idf) in pairs {
+            for (p, (pair, idf)) in pairs.iter().enumerate() {
                 for field in self.fields.phrased() {
                     let inverted = segment.inverted_index(field)?;
                     let read = |word: &str| {
@@ -636,32 +683,48 @@ impl SearchIndex {
                         b.positions(&mut second);
                         if first.iter().any(|p| second.binary_search(&(p + 1)).is_ok()) {
                             bonus[i] += PAIR_BOOST * idf;
+                            side_by_side[i][p] = true;
                         }
                     }
                 }
             }
         }
-        Ok(bonus)
+        let found = side_by_side
+            .iter()
+            .map(|found| {
+                found
+                    .iter()
+                    .zip(pairs)
+                    .filter(|(f, _)| **f)
+                    .map(|(_, (_, idf))| idf)
+                    .sum()
+            })
+            .collect();
+        Ok((bonus, found))
     }
 
     /// For each candidate, the summed weight of the term `groups` it
     /// contains in any searched field (a group counts its best term found),
-    /// read from the postings lists.
+    /// read from the postings lists; see [`Coverage`].
     fn coverage(
         &self,
         searcher: &Searcher,
         candidates: &[(f32, DocAddress)],
         terms: &[Known],
         groups: &[Group],
-    ) -> tantivy::Result<(Vec<f32>, Vec<bool>)> {
-        // The best weight found so far per candidate and group.
+    ) -> tantivy::Result<Coverage> {
+        // The best weight found so far per candidate and group, in any
+        // field and in the headings.
         let mut best = vec![vec![0.0f32; groups.len()]; candidates.len()];
+        let mut best_heading = vec![vec![0.0f32; groups.len()]; candidates.len()];
+        let headings = [self.fields.heading, self.fields.title, self.fields.trail];
         // Whether the candidate holds one of the query's identifiers.
         let mut named = vec![false; candidates.len()];
         for (segment, mine) in by_segment(searcher, candidates) {
             for (t, known) in terms.iter().enumerate() {
                 let g = groups.iter().position(|g| g.members.contains(&t));
                 let mut present = vec![false; mine.len()];
+                let mut in_heading = vec![false; mine.len()];
                 for (f, field) in self.fields.searched().into_iter().enumerate() {
                     if !known.fields[f] {
                         continue;
@@ -680,6 +743,7 @@ impl SearchIndex {
                         }
                         if postings.doc() == doc {
                             present[k] = true;
+                            in_heading[k] |= headings.contains(&field);
                         }
                     }
                 }
@@ -689,12 +753,31 @@ impl SearchIndex {
                         named[i] |= identifier;
                         if let Some(g) = g {
                             best[i][g] = best[i][g].max(known.weight());
+                            if in_heading[k] {
+                                best_heading[i][g] = best_heading[i][g].max(known.weight());
+                            }
                         }
                     }
                 }
             }
         }
-        Ok((best.iter().map(|b| b.iter().sum()).collect(), named))
+        let sum = |rows: &[Vec<f32>]| rows.iter().map(|b| b.iter().sum()).collect();
+        let rare = best
+            .iter()
+            .map(|b| {
+                b.iter()
+                    .zip(groups)
+                    .filter(|(_, g)| g.rare)
+                    .map(|(w, _)| w)
+                    .sum()
+            })
+            .collect();
+        Ok(Coverage {
+            covered: sum(&best),
+            heading: sum(&best_heading),
+            rare,
+            named,
+        })
     }
 
     /// The query's terms that occur in the index, at most `MAX_TERMS` of
@@ -1127,6 +1210,7 @@ impl SearchIndex {
             snippet: snippet.text,
             highlights: snippet.highlights,
             confidence: 1.0,
+            signals: confidence::Signals::default(),
         }
     }
 }
@@ -1160,10 +1244,39 @@ struct Group {
     members: Vec<usize>,
     /// The weight of its best term.
     weight: f32,
+    /// Some term of it is rare (an inverse document frequency of at least
+    /// `rare_idf`).
+    rare: bool,
 }
 
-/// `terms` grouped by the query word they stand for.
-fn groups(terms: &[Known]) -> Vec<Group> {
+/// Per candidate, what it holds of the query's term groups (summed weights).
+struct Coverage {
+    /// Found in any searched field.
+    covered: Vec<f32>,
+    /// Found in the heading, the title or the headings above.
+    heading: Vec<f32>,
+    /// Of the rare groups, found anywhere.
+    rare: Vec<f32>,
+    /// Whether the candidate holds one of the query's identifiers.
+    named: Vec<bool>,
+}
+
+impl Coverage {
+    /// `n` candidates that each hold all of `total` (a query with no words
+    /// the index has: there is nothing to miss).
+    fn full(n: usize, total: f32) -> Coverage {
+        Coverage {
+            covered: vec![total; n],
+            heading: vec![0.0; n],
+            rare: vec![0.0; n],
+            named: vec![false; n],
+        }
+    }
+}
+
+/// `terms` grouped by the query word they stand for; a group is rare when
+/// one of its terms has an inverse document frequency of at least `rare`.
+fn groups(terms: &[Known], rare: f32) -> Vec<Group> {
     let mut keys: Vec<&str> = Vec::new();
     let mut out: Vec<Group> = Vec::new();
     for (i, known) in terms.iter().enumerate() {
@@ -1172,12 +1285,14 @@ fn groups(terms: &[Known]) -> Vec<Group> {
             Some(g) => {
                 out[g].members.push(i);
                 out[g].weight = out[g].weight.max(known.weight());
+                out[g].rare |= known.idf >= rare;
             }
             None => {
                 keys.push(key);
                 out.push(Group {
                     members: vec![i],
                     weight: known.weight(),
+                    rare: known.idf >= rare,
                 });
             }
         }

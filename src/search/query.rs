@@ -66,6 +66,9 @@ pub struct ParsedQuery {
     pub pairs: Vec<[String; 2]>,
     /// The query was a multi-line paste.
     pub pasted: bool,
+    /// Some line of the query is a person's sentence or question
+    /// (`triage::is_prose`), not a program's output.
+    pub question: bool,
     /// For a multi-line paste, the lines that were searched for (as pasted,
     /// trimmed), in log order; see `triage`.
     pub searched: Vec<String>,
@@ -115,6 +118,7 @@ pub fn parse(input: &str) -> ParsedQuery {
     let lines: Vec<&str> = lines(input).filter(|l| !l.trim().is_empty()).collect();
     // The weight of each line's terms, by where the line starts in `text`.
     let mut line_weights: Vec<(usize, f32)> = Vec::new();
+    query.question = super::triage::is_question(&lines);
     // A question of several paragraphs is searched whole, like a typed
     // query: every word of it is the user's.
     let text = if lines.len() > 1 && !super::triage::is_all_question(&lines) {
