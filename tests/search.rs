@@ -867,3 +867,50 @@ fn lines_printed_around_every_error_make_no_section_a_hub() {
         pastes.len()
     );
 }
+
+/// A section with a questions block (`<!-- questions` under its heading):
+/// its questions name things in a user's words that its text does not.
+const QUESTIONED: &str = "# GPU memory\n\n## Finding which process holds the GPU\n\n<!-- questions\n- What program is hogging my graphics card after a crash?\n- Why does `nvidia-smi` list no processes inside a container?\n-->\n\nInside a container `nvidia-smi` cannot map host PIDs to processes; run `fuser -v /dev/nvidia*` on the host.\n\n## Pinned memory\n\nPinned host memory speeds up copies to the device.\n";
+
+/// Section questions are searched as a field of their own: a word only a
+/// question has (`hogging`) finds the section, the hit says which question
+/// matched, and the snippet is a line of the section's text, never the
+/// comment (it once showed `- What program is hogging…` as the snippet).
+#[test]
+fn a_users_words_in_a_sections_question_find_it_and_say_so() {
+    let (_dir, index) = index_of(&[("gpu.md", QUESTIONED)]);
+    let hits = index.query("program hogging the graphics card", 5);
+    assert_eq!(
+        places(&hits)[0],
+        "gpu.md#finding-which-process-holds-the-gpu"
+    );
+    assert_eq!(
+        hits[0].question.as_deref(),
+        Some("What program is hogging my graphics card after a crash?")
+    );
+    assert!(
+        !hits[0].snippet.contains("hogging") && !hits[0].snippet.contains("questions"),
+        "{}",
+        hits[0].snippet
+    );
+    // Words the section's text holds better than any question: no question
+    // is claimed.
+    let hits = index.query("fuser /dev/nvidia host PIDs", 5);
+    assert_eq!(
+        places(&hits)[0],
+        "gpu.md#finding-which-process-holds-the-gpu"
+    );
+    assert_eq!(hits[0].question, None);
+}
+
+/// A block that breaks the form (misplaced, unclosed) is `lore check`'s to
+/// report; search still works and still reads its questions.
+#[test]
+fn a_malformed_questions_block_still_searches() {
+    let text = "# Notes\n\n## Pinned memory\n\nPinned host memory speeds up copies.\n\n<!-- questions\n- Why are my host to device copies so slow?\n";
+    let (_dir, index) = index_of(&[("notes.md", text)]);
+    let hits = index.query("why are copies so slow", 5);
+    assert_eq!(places(&hits)[0], "notes.md#pinned-memory");
+    assert!(index.query("pinned host memory", 5).len() == 1);
+}
+
