@@ -17,6 +17,7 @@ pub mod snippet;
 pub mod synthetic;
 pub mod tokenizer;
 pub mod triage;
+mod variable;
 pub mod vocabulary;
 
 use std::collections::HashMap;
