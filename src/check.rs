@@ -66,6 +66,7 @@ pub fn check_corpus(corpus: &Corpus) -> Vec<Diagnostic> {
         check_links(corpus, doc, &mut anchors, &mut out);
         check_hidden_characters(doc, &mut out);
         check_causes(doc, &mut out);
+        check_questions(doc, &mut out);
         if let Some((line, message)) = &doc.front_matter_error {
             out.push(Diagnostic::warning(&doc.path, Some(*line), message.clone()));
         }
@@ -126,6 +127,16 @@ fn check_causes(doc: &Document, out: &mut Vec<Diagnostic>) {
                 };
                 out.push(Diagnostic::error(&doc.path, Some(check.line), message));
             }
+        }
+    }
+}
+
+/// Questions blocks (see `corpus::questions`): each rule a block breaks, at
+/// the line that breaks it. The messages quote nothing from the file.
+fn check_questions(doc: &Document, out: &mut Vec<Diagnostic>) {
+    for block in &doc.question_blocks {
+        for (line, message) in &block.problems {
+            out.push(Diagnostic::error(&doc.path, Some(*line), message.clone()));
         }
     }
 }

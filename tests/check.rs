@@ -441,3 +441,30 @@ fn causes_blocks_report_syntax_operators_and_unknown_facts_at_their_line() {
     );
     assert!(!out.contains("good.md"), "{out}");
 }
+
+/// Questions blocks (the form in the README's Knowledge section): one
+/// fixture line per rule, each reported at the line that breaks it; a
+/// well-formed block says nothing.
+#[test]
+fn questions_blocks_report_each_rule_at_its_line() {
+    let (code, out) = check_dir(&fixture("check/questions"));
+    assert_eq!(code, 1, "{out}");
+    for expected in [
+        "malformed.md:5: error: a questions block is several lines: `<!-- questions`, one `- ` line per question, then `-->` on a line of its own",
+        "malformed.md:5: error: a questions block holds 2 to 5 questions; this one has 0",
+        "malformed.md:10: error: a question is 12 to 160 characters long; this one has 6",
+        "malformed.md:11: error: a question ends with `?`",
+        "malformed.md:12: error: emphasis in a question: no Markdown but backticks (for identifiers)",
+        "malformed.md:14: error: a blank line inside a questions block: one `- ` line per question and nothing else",
+        "malformed.md:15: error: each line of a questions block is `- ` followed by a question",
+        "malformed.md:16: error: the same question as line 13",
+        "malformed.md:21: error: a questions block holds 2 to 5 questions; this one has 1",
+        "malformed.md:27: error: this questions block is never closed: end it with a line `-->`",
+        "misplaced.md:1: error: a questions block goes directly under the heading of the section it is about; this one is before the first heading",
+        "misplaced.md:12: error: a questions block is the first thing under its heading (line 8): move it above the section's text",
+        "misplaced.md:24: error: a second questions block in this section (line 19 has one)",
+    ] {
+        assert_line(&out, expected);
+    }
+    assert!(!out.contains("good.md"), "{out}");
+}

@@ -867,3 +867,104 @@ fn lines_printed_around_every_error_make_no_section_a_hub() {
         pastes.len()
     );
 }
+
+/// A section with a questions block (`<!-- questions` under its heading):
+/// its questions name things in a user's words that its text does not.
+const QUESTIONED: &str = "# GPU memory\n\n## Finding which process holds the GPU\n\n<!-- questions\n- What program is hogging my graphics card after a crash?\n- Why does `nvidia-smi` list no processes inside a container?\n-->\n\nInside a container `nvidia-smi` cannot map host PIDs to processes; run `fuser -v /dev/nvidia*` on the host.\n\n## Pinned memory\n\nPinned host memory speeds up copies to the device.\n";
+
+/// Section questions are searched as a field of their own: a word only a
+/// question has (`hogging`) finds the section, the hit says which question
+/// matched, and the snippet is a line of the section's text, never the
+/// comment (it once showed `- What program is hogging…` as the snippet).
+#[test]
+fn a_users_words_in_a_sections_question_find_it_and_say_so() {
+    let (_dir, index) = index_of(&[("gpu.md", QUESTIONED)]);
+    let hits = index.query("program hogging the graphics card", 5);
+    assert_eq!(
+        places(&hits)[0],
+        "gpu.md#finding-which-process-holds-the-gpu"
+    );
+    assert_eq!(
+        hits[0].question.as_deref(),
+        Some("What program is hogging my graphics card after a crash?")
+    );
+    assert!(
+        !hits[0].snippet.contains("hogging") && !hits[0].snippet.contains("questions"),
+        "{}",
+        hits[0].snippet
+    );
+    // Words the section's text holds better than any question: no question
+    // is claimed.
+    let hits = index.query("fuser /dev/nvidia host PIDs", 5);
+    assert_eq!(
+        places(&hits)[0],
+        "gpu.md#finding-which-process-holds-the-gpu"
+    );
+    assert_eq!(hits[0].question, None);
+}
+
+/// A block that breaks the form (misplaced, unclosed) is `lore check`'s to
+/// report; search still works and still reads its questions.
+#[test]
+fn a_malformed_questions_block_still_searches() {
+    let text = "# Notes\n\n## Pinned memory\n\nPinned host memory speeds up copies.\n\n<!-- questions\n- Why are my host to device copies so slow?\n";
+    let (_dir, index) = index_of(&[("notes.md", text)]);
+    let hits = index.query("why are copies so slow", 5);
+    assert_eq!(places(&hits)[0], "notes.md#pinned-memory");
+    assert!(index.query("pinned host memory", 5).len() == 1);
+}
+
+/// A message quoted in the knowledge matches the same message with other
+/// variable parts, normalised the same way in the index and the query:
+/// one fixture per pattern (`tests/fixtures/search/variable/`), each with a
+/// section quoting the message and one whose prose shares its words (and
+/// the query's values).
+#[test]
+fn a_quoted_message_matches_with_other_variable_parts() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/search/variable"
+    );
+    let corpus = Corpus::load(&overlay(Path::new(dir)));
+    let (index, _) = SearchIndex::build_in_memory(&corpus).unwrap();
+    let cases = [
+        (
+            "sizes",
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 1 has a total capacity of 79.10 GiB of which 3.25 GiB is free. Including non-PyTorch memory, this process has 75.80 GiB memory in use.",
+            "sizes.md#out-of-memory-in-the-caching-allocator",
+        ),
+        (
+            "paths",
+            "  File \"/opt/venv/lib/python3.12/site-packages/torch/__init__.py\", line 290, in <module>\n    from torch._C import *  # noqa: F403",
+            "paths.md#the-c-extension-fails-to-load",
+        ),
+        (
+            "hex",
+            "Fatal Python error: Segmentation fault\nThread 0x00007fe18d4c2740 (most recent call first):\n  <no Python frame>",
+            "hex.md#a-fault-in-the-cuda-driver",
+        ),
+        (
+            "pid",
+            "torch.OutOfMemoryError: CUDA out of memory. Process 48213 has 1.20 GiB memory in use. Process 48214 has 70.05 GiB memory in use.",
+            "pid.md#another-process-holds-the-memory",
+        ),
+        (
+            "timestamp",
+            "2025-03-04T11:22:33.456Z nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared object file: no such file or directory",
+            "timestamp.md#the-runtime-cannot-load-nvml",
+        ),
+        (
+            "rank prefix",
+            "[rank7]:[E0304 11:22:33.123456789 ProcessGroupNCCL.cpp:688] [Rank 7] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE) ran for 1800321 milliseconds before timing out.",
+            "rank.md#collective-timed-out",
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (pattern, query, want) in cases {
+        let got = places(&index.query(query, 3));
+        if got.first().map(String::as_str) != Some(want) {
+            wrong.push(format!("{pattern}: want {want}, got {got:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

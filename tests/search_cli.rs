@@ -578,3 +578,44 @@ fn json_confidence_is_a_probability_and_the_notice_follows_it() {
         assert!(notice(query), "{query}");
     }
 }
+
+/// A hit found through one of its section's questions says which, under
+/// its snippet (`matched the section's question: …`), and `--json` gives
+/// it as `question` (null for a hit found by its text).
+#[test]
+fn a_hit_found_through_a_section_question_says_which() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("gpu.md"),
+        "# GPU memory\n\n## Finding which process holds the GPU\n\n<!-- questions\n- What program is hogging my graphics card after a crash?\n- Why does `nvidia-smi` list no processes inside a container?\n-->\n\nInside a container `nvidia-smi` cannot map host PIDs to processes.\n\n## Pinned memory\n\nPinned host memory speeds up copies to the device.\n",
+    )
+    .unwrap();
+    let home = home();
+    let search = |args: &[&str]| {
+        let out = lore(&home)
+            .args(["search", "--no-builtin", "--knowledge"])
+            .arg(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stdout_of(&out));
+        stdout_of(&out)
+    };
+    let plain = search(&["program hogging the graphics card"]);
+    let lines: Vec<&str> = plain.lines().collect();
+    assert!(lines[0].starts_with("gpu.md:3  "), "{plain}");
+    assert_eq!(
+        lines[2],
+        "    matched the section's question: What program is hogging my graphics card after a crash?",
+        "{plain}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&search(&["--json", "program hogging the graphics card"])).unwrap();
+    assert_eq!(
+        json[0]["question"],
+        "What program is hogging my graphics card after a crash?"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&search(&["--json", "pinned host memory"])).unwrap();
+    assert!(json[0]["question"].is_null(), "{json}");
+}

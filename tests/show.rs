@@ -316,3 +316,42 @@ fn strip_sgr(text: &str) -> String {
     }
     out
 }
+
+/// A section's questions block is an HTML comment for search: `lore show`
+/// never prints it (it once printed `<!-- questions` and every question
+/// under each heading), while other HTML is still shown as written.
+#[test]
+fn questions_blocks_are_never_shown() {
+    let home = home();
+    let out = lore(&home)
+        .args(["show", CUPTI, "--plain", "--width", "100"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(!text.contains("<!--"), "{text}");
+    assert!(!text.contains("-->"), "{text}");
+    assert!(
+        !text.contains("What is libcupti and what is it used for?"),
+        "{text}"
+    );
+    assert!(text.contains("CUPTI Deep Dive"));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("notes.md"),
+        "# Notes\n\n## Part\n\n<!-- questions\n- Which word is only in this question?\n- Is the second question hidden as well?\n-->\n\nBody text.\n\n<div>kept html</div>\n\n<!-- a plain comment -->\n",
+    )
+    .unwrap();
+    let out = lore(&home)
+        .args(["--no-builtin", "--knowledge"])
+        .arg(dir.path())
+        .args(["show", "notes.md", "--plain"])
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!text.contains("question"), "{text}");
+    assert!(text.contains("Body text."), "{text}");
+    assert!(text.contains("<div>kept html</div>"), "{text}");
+    assert!(text.contains("<!-- a plain comment -->"), "{text}");
+}

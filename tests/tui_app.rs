@@ -90,7 +90,8 @@ fn following_a_link_and_going_back_returns_to_the_same_place() {
 #[test]
 fn a_web_link_is_shown_and_copied_never_opened() {
     let mut a = app();
-    open(&mut a, CUPTI, At::Line(45));
+    // The paragraph that links to NVIDIA's CUPTI modules page.
+    open(&mut a, CUPTI, At::Line(58));
     let mut found = false;
     for _ in 0..20 {
         press(&mut a, &["tab"]);
@@ -927,4 +928,38 @@ fn tab_reaches_a_footnote_reference_and_enter_jumps_to_its_note() {
     press(&mut a, &["backspace"]);
     assert_eq!(page(&a).doc.path, "claims.md");
     assert_eq!(page(&a).top, 0, "back at the claim");
+}
+
+/// The selected hit says when a section question matched, in the line under
+/// its snippet, as `lore search` does; the other hits keep their blank line.
+#[test]
+fn the_selected_hit_says_which_section_question_matched() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("gpu.md"),
+        "# GPU memory\n\n## Finding which process holds the GPU\n\n<!-- questions\n- What program is hogging my graphics card after a crash?\n- Why does `nvidia-smi` list no processes inside a container?\n-->\n\nInside a container `nvidia-smi` cannot map host PIDs to processes.\n\n## Freeing a card\n\nA program hogging a card is stopped with `kill`; the card is freed when its process ends.\n\n<!-- questions\n- How do I free a graphics card without rebooting?\n- Which signal stops a program that holds the GPU?\n-->\n",
+    )
+    .unwrap();
+    let corpus = lore::corpus::Corpus::load(&lore::sources::SourceSet {
+        builtin: Some(&lore::sources::BUILTIN_KNOWLEDGE),
+        overlays: vec![dir.path().to_path_buf()],
+    });
+    let mut a = common::app_on(corpus, Theme::plain(), 100, 30);
+    let index = common::ready_index(&mut a);
+    press(&mut a, &["/"]);
+    type_text(&mut a, "what program is hogging my graphics card ");
+    common::pump(&mut a, &index);
+    assert!(a.search.hits.len() >= 2, "{:?}", a.search.hits);
+    let shown = screen(&a);
+    assert!(
+        shown.contains(
+            "matched the section's question: What program is hogging my graphics card after a crash?"
+        ),
+        "{shown}"
+    );
+    assert_eq!(
+        shown.matches("matched the section's question").count(),
+        1,
+        "{shown}"
+    );
 }

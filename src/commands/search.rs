@@ -10,7 +10,7 @@ use crate::config::Settings;
 use crate::corpus::Kind;
 use crate::search::query::ParsedQuery;
 use crate::search::vocabulary::Vocabulary;
-use crate::search::{Hit, WEAK_NOTICE, query};
+use crate::search::{Hit, QUESTION_LABEL, WEAK_NOTICE, query};
 use crate::text::{inline, sanitize};
 use unicode_width::UnicodeWidthStr;
 
@@ -142,6 +142,7 @@ fn hit_json(hit: &Hit, searched: &[String]) -> serde_json::Value {
         "snippet": hit.snippet,
         "highlights": hit.highlights.iter().map(|r| [r.start, r.end]).collect::<Vec<_>>(),
         "confidence": hit.confidence,
+        "question": hit.question,
         "confident": hit.is_confident(),
         "searched": searched,
     })
@@ -214,7 +215,15 @@ fn write_hit(
         at = range.end;
     }
     line.push_str(&snippet[at..]);
-    writeln!(out, "{line}")
+    writeln!(out, "{line}")?;
+    if let Some(question) = &hit.question {
+        let mut said = format!("{INDENT}{QUESTION_LABEL}{}", inline(question));
+        if let Some(width) = width {
+            said = crate::text::fit_middle(&said, width);
+        }
+        writeln!(out, "{said}")?;
+    }
+    Ok(())
 }
 
 /// `Title › Part › Section` in `room` columns: whole if it fits, else
@@ -333,6 +342,7 @@ mod tests {
             highlights: std::iter::once(at..at + highlight.len()).collect(),
             confidence: 1.0,
             signals: Default::default(),
+            question: None,
         }
     }
 

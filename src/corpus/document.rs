@@ -6,6 +6,7 @@ use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, LinkType, Options, Tag,
 
 use super::chunks;
 use super::drop::DropInfo;
+use super::questions::{self, Question, QuestionBlock};
 use super::slug::Slugger;
 use crate::sources::{Origin, SourceFile, Stamp};
 
@@ -65,6 +66,9 @@ pub struct Section {
     pub own_end_line: usize,
     /// Index of the enclosing section in `Document::sections`.
     pub parent: Option<usize>,
+    /// What a user would ask that this section answers, from its questions
+    /// block (see `questions`), in the order written.
+    pub questions: Vec<Question>,
 }
 
 /// Where a link points once resolved against its document.
@@ -183,6 +187,9 @@ pub struct Document {
     /// Footnote definitions in the order written.
     pub footnotes: Vec<Footnote>,
     pub code_blocks: Vec<CodeBlock>,
+    /// The questions blocks (HTML comments under headings, see
+    /// `questions`), in file order, with what is wrong with each.
+    pub question_blocks: Vec<QuestionBlock>,
     pub line_count: usize,
     /// For drops: what the drop records.
     pub drop: Option<DropInfo>,
@@ -227,6 +234,15 @@ impl Document {
         );
         let line_count = lines.count();
         finish_sections(&mut parsed.sections, line_count);
+        if !parsed.question_blocks.is_empty() {
+            let file_lines: Vec<&str> = text.lines().collect();
+            questions::place(&mut parsed.question_blocks, &mut parsed.sections, |n| {
+                file_lines
+                    .get(n.wrapping_sub(1))
+                    .copied()
+                    .unwrap_or_default()
+            });
+        }
         let title = parsed
             .sections
             .iter()
@@ -247,6 +263,7 @@ impl Document {
             links: parsed.links,
             footnotes: parsed.footnotes,
             code_blocks: parsed.code_blocks,
+            question_blocks: parsed.question_blocks,
             line_count,
             drop: None,
             described_by: None,
@@ -441,6 +458,7 @@ struct Parsed {
     links: Vec<Link>,
     footnotes: Vec<Footnote>,
     code_blocks: Vec<CodeBlock>,
+    question_blocks: Vec<QuestionBlock>,
 }
 
 /// Reads `body` (starting at byte `base` of the file) in parts of about
@@ -460,6 +478,8 @@ fn parse_body(
     let mut stack: Vec<usize> = Vec::new();
     // Inside an image: its alt text is not prose.
     let mut images = 0usize;
+    // An HTML block being read: its first line and text so far.
+    let mut html: Option<(usize, String)> = None;
     // Footnote references (indices in `out.links`), pointed at their
     // definitions once all are known.
     let mut references: Vec<usize> = Vec::new();
@@ -512,6 +532,7 @@ fn parse_body(
                             end_line: line,
                             own_end_line: line,
                             parent: stack.last().copied(),
+                            questions: Vec::new(),
                         });
                         stack.push(out.sections.len() - 1);
                     }
@@ -564,6 +585,20 @@ fn parse_body(
                             end_line: end,
                             code: text.into(),
                         });
+                    }
+                }
+                Event::Start(Tag::HtmlBlock) => html = Some((line, String::new())),
+                Event::Html(ref text) => {
+                    if let Some((_, html)) = html.as_mut() {
+                        html.push_str(text);
+                    }
+                }
+                Event::End(TagEnd::HtmlBlock) => {
+                    if let Some((start, html)) = html.take()
+                        && questions::is_questions_comment(&html)
+                    {
+                        out.question_blocks
+                            .push(questions::read_block(&html, start));
                     }
                 }
                 Event::Start(Tag::Image { .. }) => images += 1,

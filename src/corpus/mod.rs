@@ -8,6 +8,7 @@ pub mod chunks;
 mod document;
 mod drop;
 mod lookup;
+pub mod questions;
 mod slug;
 
 pub use document::{

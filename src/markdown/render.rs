@@ -903,6 +903,12 @@ impl Renderer<'_> {
         let Some((html, start)) = self.html.take() else {
             return;
         };
+        // A section's questions are for search (`corpus::questions`): a
+        // comment, hidden as every Markdown viewer hides it. Other HTML is
+        // shown as written.
+        if crate::corpus::questions::is_questions_comment(&html) {
+            return;
+        }
         let width = self.content_width();
         let style = self.style().patch(self.theme.html);
         // `lines` first: it understands CRLF, which sanitize would show as `^M`.

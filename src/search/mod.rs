@@ -18,6 +18,7 @@ pub mod snippet;
 pub mod synthetic;
 pub mod tokenizer;
 pub mod triage;
+mod variable;
 pub mod vocabulary;
 
 use std::collections::HashMap;
@@ -71,6 +72,11 @@ pub struct Hit {
     pub confidence: f32,
     /// What the confidence was estimated from.
     pub signals: confidence::Signals,
+    /// The section's question (see `corpus::questions`) that holds more of
+    /// the query than any line of its text or its heading: the hit was found
+    /// through what a user would ask, and says so (`matched the section's
+    /// question: …`). Sanitized like the snippet.
+    pub question: Option<String>,
 }
 
 impl Hit {
@@ -83,6 +89,11 @@ impl Hit {
 
 /// What lore says above the hits when the best one is weak.
 pub const WEAK_NOTICE: &str = "no section answers this confidently; closest:";
+
+/// What a hit found through one of its section's questions says under its
+/// snippet, before the question (see [`Hit::question`]); the CLI and the TUI
+/// say the same.
+pub const QUESTION_LABEL: &str = "matched the section's question: ";
 
 /// What opening (and maybe building) an index did.
 #[derive(Debug, Clone, Default)]
@@ -174,7 +185,11 @@ pub struct SearchIndex {
 /// Field boosts, in the order of `Fields::searched` (heading, title, trail,
 /// code, body): a word in a heading says more than one in the prose, and a
 /// word in the document's title says the whole document is about it.
-const FIELD_BOOSTS: [f32; SEARCHED] = [3.0, 2.5, 1.5, 1.2, 1.0];
+const FIELD_BOOSTS: [f32; SEARCHED] = [3.0, 2.5, 1.5, 1.2, 1.0, QUESTION_BOOST];
+/// The boost of a section's questions (the sixth field): a user's words
+/// matching what the section's author expects users to ask. Chosen on the
+/// tuning half of `tests/real_queries.toml` (README, Search).
+const QUESTION_BOOST: f32 = 2.0;
 /// A word scores by its best field, plus this share of its other fields: a
 /// common word in a heading that the trail and the prose repeat (`cache` in
 /// `BuildKit cache mounts › pip cache mount`) must not outweigh a section
@@ -1195,7 +1210,17 @@ impl SearchIndex {
                 .unwrap_or_default()
                 .to_string()
         };
-        let snippet = snippet::snippet(&text(self.fields.text), matcher, SNIPPET_CHARS);
+        let section_text = text(self.fields.text);
+        let snippet = snippet::snippet(&section_text, matcher, SNIPPET_CHARS);
+        let questions: Vec<&str> = doc
+            .get_all(self.fields.questions)
+            .filter_map(|v| v.as_str())
+            .collect();
+        let question = snippet::best_question(
+            &questions,
+            &[&section_text, &text(self.fields.heading_path)],
+            matcher,
+        );
         Hit {
             path: text(self.fields.path),
             anchor: text(self.fields.anchor),
@@ -1211,6 +1236,7 @@ impl SearchIndex {
             highlights: snippet.highlights,
             confidence: 1.0,
             signals: confidence::Signals::default(),
+            question,
         }
     }
 }

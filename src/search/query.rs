@@ -11,6 +11,7 @@
 //! `ParsedQuery` into an index query.
 
 use super::tokenizer::pieces;
+use super::variable;
 use crate::corpus::Kind;
 
 /// Weight of a term the user wrote as a word or identifier.
@@ -187,13 +188,26 @@ pub fn parse(input: &str) -> ParsedQuery {
     words.dedup_by_key(|p| p.position);
     for pair in words.windows(2) {
         let (a, b) = (&pair[0], &pair[1]);
-        if b.position == a.position + 1
-            && !(is_stop_word(&a.text) && is_stop_word(&b.text))
-            && query.pairs.len() < MAX_PAIRS
-        {
-            let pair = [a.text.clone(), b.text.clone()];
-            if !query.pairs.contains(&pair) {
-                query.pairs.push(pair);
+        if b.position == a.position + 1 && !(is_stop_word(&a.text) && is_stop_word(&b.text)) {
+            // The words as typed, and, around a number, the same words
+            // around any number (`allocate 2` is also `allocate #`): a
+            // message quoted with other values still stands side by side.
+            let (a_number, b_number) = (variable::is_number(&a.text), variable::is_number(&b.text));
+            let template = |text: &str, number: bool| {
+                if number {
+                    variable::NUMBER.to_string()
+                } else {
+                    text.to_string()
+                }
+            };
+            let mut found = vec![[a.text.clone(), b.text.clone()]];
+            if a_number != b_number {
+                found.push([template(&a.text, a_number), template(&b.text, b_number)]);
+            }
+            for pair in found {
+                if query.pairs.len() < MAX_PAIRS && !query.pairs.contains(&pair) {
+                    query.pairs.push(pair);
+                }
             }
         }
     }
@@ -207,7 +221,8 @@ pub fn parse(input: &str) -> ParsedQuery {
             .find(|(start, _)| *start <= at)
             .map_or(1.0, |(_, w)| *w)
     };
-    for piece in all {
+    // A long path's leading folders are not searched for (see `variable`).
+    for piece in all.into_iter().filter(|p| !p.context) {
         let number = piece.text.chars().all(|c| c.is_ascii_digit());
         let weight = if piece.whole && number {
             BARE_NUMBER_WEIGHT
@@ -321,8 +336,9 @@ pub fn strip_markers(line: &str) -> String {
 }
 
 /// Removes what terminal output adds around a message: escape codes, step
-/// and progress markers, timestamps, hex addresses, line numbers and path
-/// prefixes. What is left is the message in the user's words.
+/// and progress markers. What varies from run to run (timestamps, hex
+/// addresses, line numbers, path prefixes) is left to the tokenizer, which
+/// treats the knowledge the same way (see `variable`).
 pub fn clean_line(line: &str) -> String {
     let line = strip_escapes(line);
     let mut line = shorten(&line, MAX_LINE_BYTES).trim().to_string();
@@ -335,23 +351,10 @@ pub fn clean_line(line: &str) -> String {
             break;
         }
     }
-    let mut out: Vec<String> = Vec::new();
-    let mut words = line.split_whitespace().peekable();
-    while let Some(word) = words.next() {
-        // `line 235,` in a Python traceback.
-        if word == "line"
-            && words
-                .peek()
-                .is_some_and(|w| w.trim_end_matches(',').chars().all(|c| c.is_ascii_digit()))
-        {
-            words.next();
-            continue;
-        }
-        if let Some(word) = clean_word(word) {
-            out.push(word);
-        }
-    }
-    out.join(" ")
+    line.split_whitespace()
+        .filter_map(clean_word)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// `text` if it fits in `max` bytes, else its first and last `max / 2`.
@@ -458,27 +461,19 @@ fn is_number(text: &str) -> bool {
             .all(|c| c.is_ascii_digit() || c == '.' || c == 's')
 }
 
-/// One whitespace-separated word of a log line, without its noise; `None`
-/// when nothing is left.
-fn clean_word(word: &str) -> Option<String> {
+/// One whitespace-separated word of a log line; `None` when it is only
+/// punctuation or a build step's counter. What varies from run to run
+/// (timestamps, addresses, line numbers, path prefixes) is the tokenizer's
+/// to handle, the same way in the knowledge (see `variable`).
+fn clean_word(word: &str) -> Option<&str> {
     let core = word.trim_matches(|c: char| {
         matches!(
             c,
             '[' | ']' | '(' | ')' | ',' | ';' | ':' | '<' | '>' | '"' | '\''
         )
     });
-    if !core.chars().any(char::is_alphanumeric) {
+    if !core.chars().any(char::is_alphanumeric) || is_step_marker(word, core) {
         return None;
-    }
-    if is_timestamp(core) || is_hex_noise(core) || is_uuid(core) || is_step_marker(word, core) {
-        return None;
-    }
-    let mut word = word.to_string();
-    if let Some(stripped) = strip_line_numbers(&word) {
-        word = stripped;
-    }
-    if let Some(shortened) = shorten_path(&word) {
-        word = shortened;
     }
     Some(word)
 }
@@ -489,101 +484,6 @@ fn is_step_marker(word: &str, core: &str) -> bool {
         && core
             .chars()
             .all(|c| c.is_ascii_digit() || c == '/' || c == '%')
-}
-
-/// `2024-11-22`, `2024-11-22T10:03:55.123Z`, `10:03:55`, `10:03:55,123`.
-fn is_timestamp(word: &str) -> bool {
-    let w = word.trim_end_matches('Z');
-    let is_date = |d: &str| {
-        let parts: Vec<&str> = d.split(['-', '/']).collect();
-        parts.len() == 3
-            && parts[0].len() == 4
-            && parts
-                .iter()
-                .all(|p| !p.is_empty() && p.len() <= 4 && p.chars().all(|c| c.is_ascii_digit()))
-    };
-    let is_time = |t: &str| {
-        let t = t.split(['.', ',']).next().unwrap_or(t);
-        let t = t.split(['+']).next().unwrap_or(t);
-        let parts: Vec<&str> = t.split(':').collect();
-        (2..=3).contains(&parts.len())
-            && parts
-                .iter()
-                .all(|p| (1..=2).contains(&p.len()) && p.chars().all(|c| c.is_ascii_digit()))
-    };
-    match w.split_once('T') {
-        Some((d, t)) => is_date(d) && is_time(t),
-        None => is_date(w) || is_time(w),
-    }
-}
-
-/// Memory addresses (`0x7f3a2c1b9e40`) and digests (`sha256:…`, 40+ hex
-/// digits). Short hex words stay: `0xffffffff` or a key id may be the point.
-fn is_hex_noise(word: &str) -> bool {
-    let word = word.strip_prefix("sha256:").unwrap_or(word);
-    if let Some(hex) = word.strip_prefix("0x").or_else(|| word.strip_prefix("0X")) {
-        return hex.len() > 8 && hex.chars().all(|c| c.is_ascii_hexdigit());
-    }
-    word.len() >= 32 && word.chars().all(|c| c.is_ascii_hexdigit())
-}
-
-/// `5f3c1b2a-9d8e-4f7a-b6c5-d4e3f2a1b0c9`, also with a `GPU-` or `MIG-` prefix.
-fn is_uuid(word: &str) -> bool {
-    let word = word
-        .strip_prefix("GPU-")
-        .or_else(|| word.strip_prefix("MIG-"))
-        .unwrap_or(word);
-    let parts: Vec<&str> = word.split('-').collect();
-    parts.len() == 5
-        && parts.iter().map(|p| p.len()).eq([8, 4, 4, 4, 12])
-        && parts
-            .iter()
-            .all(|p| p.chars().all(|c| c.is_ascii_hexdigit()))
-}
-
-/// `foo.cpp:123:45:` → `foo.cpp:`; `setup.py:42` → `setup.py`.
-fn strip_line_numbers(word: &str) -> Option<String> {
-    let trailing_colon = word.ends_with(':');
-    let mut core = word.trim_end_matches(':');
-    let mut stripped = false;
-    while let Some((head, tail)) = core.rsplit_once(':') {
-        if !tail.is_empty() && tail.chars().all(|c| c.is_ascii_digit()) && !head.is_empty() {
-            core = head;
-            stripped = true;
-        } else {
-            break;
-        }
-    }
-    if !stripped || !core.chars().any(char::is_alphabetic) {
-        return None;
-    }
-    Some(if trailing_colon {
-        format!("{core}:")
-    } else {
-        core.to_string()
-    })
-}
-
-/// Long absolute paths keep their last components:
-/// `/usr/local/lib/python3.10/dist-packages/torch/__init__.py` →
-/// `torch/__init__.py`, `/home/me/src/app/build/x.o` → `app/build/x.o`.
-fn shorten_path(word: &str) -> Option<String> {
-    let start = word.find(['/', '~'])?;
-    let (lead, path) = word.split_at(start);
-    let path_end = path.find(['"', '\'', ',', ')', ' ']).unwrap_or(path.len());
-    let (path, tail) = path.split_at(path_end);
-    let absolute = path.starts_with('/') || path.starts_with("~/");
-    let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
-    if !absolute || parts.len() <= 3 {
-        return None;
-    }
-    let after_packages = parts
-        .iter()
-        .rposition(|p| *p == "site-packages" || *p == "dist-packages")
-        .map(|i| &parts[i + 1..])
-        .filter(|rest| !rest.is_empty());
-    let kept = after_packages.unwrap_or(&parts[parts.len() - 3..]);
-    Some(format!("{lead}{}{tail}", kept.join("/")))
 }
 
 #[cfg(test)]
@@ -615,6 +515,7 @@ mod tests {
                 ["need".to_string(), "libcupti".to_string()],
                 ["libcupti".to_string(), "so".to_string()],
                 ["so".to_string(), "12".to_string()],
+                ["so".to_string(), "#".to_string()],
             ]
         );
         let weight = |t: &str| q.terms.iter().find(|x| x.text == t).unwrap().weight;
@@ -678,12 +579,24 @@ mod tests {
 
     #[test]
     fn noise_in_error_lines_is_dropped() {
-        assert_eq!(
-            clean_line(
-                "2024-11-22T10:03:55.123Z [ 3/12] ERROR at 0x7f3a2c1b9e40: /usr/local/lib/python3.10/dist-packages/torch/__init__.py:235:12: oops"
-            ),
-            "ERROR at torch/__init__.py: oops"
+        let q = parse(
+            "2024-11-22T10:03:55.123Z [ 3/12] ERROR at 0x7f3a2c1b9e40: /usr/local/lib/python3.10/dist-packages/torch/__init__.py:235:12: oops",
         );
+        let texts = term_texts(&q);
+        for kept in ["error", "torch/__init__.py", "torch", "__init__", "oops"] {
+            assert!(texts.contains(&kept), "{kept}: {texts:?}");
+        }
+        for noise in [
+            "2024",
+            "0x7f3a2c1b9e40",
+            "usr",
+            "local",
+            "python3",
+            "235",
+            "3/12",
+        ] {
+            assert!(!texts.contains(&noise), "{noise}: {texts:?}");
+        }
         assert_eq!(
             clean_line("#12 3.402 E: Unable to locate package cuda-toolkit-12-4"),
             "E: Unable to locate package cuda-toolkit-12-4"
@@ -694,16 +607,29 @@ mod tests {
         );
         assert_eq!(clean_line("Step 3/12 : COPY . /app"), "COPY /app");
         assert_eq!(
-            clean_line("  File \"/home/me/proj/venv/lib/x.py\", line 12, in <module>"),
-            "File \"venv/lib/x.py\", in <module>"
+            term_texts(&parse(
+                "  File \"/home/me/proj/venv/lib/x.py\", line 12, in <module>"
+            )),
+            vec![
+                "file",
+                "venv/lib/x.py",
+                "venv",
+                "lib",
+                "x.py",
+                "x",
+                "py",
+                "module"
+            ]
         );
         assert_eq!(
             clean_line("[ 45%] Building CUDA object foo.cu.o"),
             "Building CUDA object foo.cu.o"
         );
         assert_eq!(
-            clean_line("\u{1b}[31merror\u{1b}[0m: GPU-5f3c1b2a-9d8e-4f7a-b6c5-d4e3f2a1b0c9 lost"),
-            "error: lost"
+            term_texts(&parse(
+                "\u{1b}[31merror\u{1b}[0m: GPU-5f3c1b2a-9d8e-4f7a-b6c5-d4e3f2a1b0c9 lost"
+            )),
+            vec!["error", "lost"]
         );
     }
 
@@ -763,6 +689,22 @@ mod tests {
             !parse("CUDA out of memory. Tried to allocate 2.00 GiB. See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)")
                 .wants_sources
         );
+    }
+
+    /// Word pairs around a number are also looked for around any number:
+    /// PyTorch's out-of-memory message with other sizes.
+    #[test]
+    fn pairs_around_numbers_are_also_templates() {
+        let q = parse("Tried to allocate 2.00 GiB");
+        let has = |a: &str, b: &str| q.pairs.contains(&[a.to_string(), b.to_string()]);
+        assert!(
+            has("allocate", "2") && has("allocate", "#"),
+            "{:?}",
+            q.pairs
+        );
+        assert!(has("00", "gib") && has("#", "gib"), "{:?}", q.pairs);
+        assert!(!has("#", "#"), "{:?}", q.pairs);
+        assert!(!term_texts(&q).contains(&"#"));
     }
 
     #[test]

@@ -17,7 +17,7 @@ use crate::corpus::{Document, Kind, causes};
 
 /// Bumped whenever the schema, the tokenizer or what goes into a field
 /// changes: an index built by another version is rebuilt, never misread.
-pub const SCHEMA_VERSION: u32 = 5;
+pub const SCHEMA_VERSION: u32 = 7;
 
 /// The fast field that orders the sections of an index: their position in
 /// the corpus sorted by path, then by line (see `index_settings`).
@@ -53,6 +53,10 @@ pub struct Fields {
     pub heading_path: Field,
     /// The section's lines as written (links' targets removed), for snippets.
     pub text: Field,
+    /// The section's questions (see `corpus::questions`): what a user
+    /// would ask that it answers, one value each, searched and stored (a
+    /// hit says which one matched).
+    pub questions: Field,
     /// What the section is for, when it is not an explanation: `sources`
     /// for a document's list of sources ([`is_sources_heading`]).
     pub role: Field,
@@ -73,16 +77,23 @@ pub fn is_sources_heading(heading: &str) -> bool {
 }
 
 /// Text fields searched by free-text terms.
-pub const SEARCHED: usize = 5;
+pub const SEARCHED: usize = 6;
 
 impl Fields {
     pub fn searched(&self) -> [Field; SEARCHED] {
-        [self.heading, self.title, self.trail, self.code, self.body]
+        [
+            self.heading,
+            self.title,
+            self.trail,
+            self.code,
+            self.body,
+            self.questions,
+        ]
     }
 
     /// Fields whose positions allow phrase matching.
-    pub fn phrased(&self) -> [Field; 3] {
-        [self.heading, self.code, self.body]
+    pub fn phrased(&self) -> [Field; 4] {
+        [self.heading, self.code, self.body, self.questions]
     }
 }
 
@@ -115,6 +126,7 @@ pub fn build_schema() -> (Schema, Fields) {
         code: builder.add_text_field("code", text(true)),
         heading_path: builder.add_text_field("heading_path", STORED),
         text: builder.add_text_field("text", STORED),
+        questions: builder.add_text_field("questions", text(true) | STORED),
         role: builder.add_text_field("role", STRING),
     };
     (builder.build(), fields)
@@ -158,6 +170,8 @@ pub struct SectionText {
     pub body: String,
     pub code: String,
     pub text: String,
+    /// The section's questions, as written.
+    pub questions: Vec<String>,
 }
 
 /// Byte offsets of line starts of a text, 1-based lines.
@@ -197,6 +211,17 @@ pub fn sections_of(doc: &Document) -> Vec<SectionText> {
     // its TOML is not searched and never shows in a snippet.
     let mut in_code = vec![false; last + 2];
     let mut hidden = vec![false; last + 2];
+    // A questions block is the `questions` field's, never prose or a
+    // snippet (the reader does not show it either).
+    for block in &doc.question_blocks {
+        for flag in hidden
+            .iter_mut()
+            .take(block.end_line.min(last) + 1)
+            .skip(block.line)
+        {
+            *flag = true;
+        }
+    }
     for block in &doc.code_blocks {
         let flags = if causes::is_causes(block) {
             &mut hidden
@@ -258,6 +283,7 @@ pub fn sections_of(doc: &Document) -> Vec<SectionText> {
                 body,
                 code,
                 text,
+                questions: Vec::new(),
             });
         }
     }
@@ -280,6 +306,7 @@ pub fn sections_of(doc: &Document) -> Vec<SectionText> {
             body,
             code,
             text,
+            questions: section.questions.iter().map(|q| q.text.clone()).collect(),
         });
     }
     out
@@ -339,6 +366,9 @@ pub fn tantivy_documents(doc: &Document, fields: &Fields) -> Vec<TantivyDocument
             d.add_text(fields.code, &s.code);
             d.add_text(fields.heading_path, &s.heading_path);
             d.add_text(fields.text, &s.text);
+            for question in &s.questions {
+                d.add_text(fields.questions, question);
+            }
             if is_sources_heading(&s.heading) && !s.anchor.is_empty() {
                 d.add_text(fields.role, SOURCES_ROLE);
             }

@@ -116,6 +116,29 @@ impl Matcher {
     }
 }
 
+/// The question of `questions` that holds the most query weight, when it
+/// holds more than any line of `texts` (the section's text, its heading):
+/// the section matched through one of its questions. Sanitized.
+pub fn best_question(questions: &[&str], texts: &[&str], matcher: &Matcher) -> Option<String> {
+    if questions.is_empty() {
+        return None;
+    }
+    let best_line = |text: &str| -> f32 {
+        let text = scanned_part(text);
+        let lines = text.split('\n').count();
+        matcher
+            .line_scores(&text.to_lowercase(), lines)
+            .into_iter()
+            .fold(0.0, f32::max)
+    };
+    let (score, question) = questions
+        .iter()
+        .map(|q| (best_line(q), *q))
+        .fold((0.0, ""), |best, q| if q.0 > best.0 { q } else { best });
+    let others = texts.iter().map(|t| best_line(t)).fold(0.0, f32::max);
+    (score > 0.0 && score > others).then(|| sanitize(question))
+}
+
 /// Picks and shapes the snippet of `section` (its lines as written), at most
 /// `max_chars` characters wide.
 pub fn snippet(section: &str, matcher: &Matcher, max_chars: usize) -> Snippet {

@@ -26,6 +26,8 @@
 
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 
+use super::variable;
+
 /// Terms longer than this are dropped: nothing useful is typed that long, and
 /// a base64 blob should not bloat the index.
 pub const MAX_TERM_BYTES: usize = 80;
@@ -42,14 +44,20 @@ pub struct Piece {
     pub position: usize,
     /// How many words this piece spans: 1 for a word, more for a compound.
     pub words: usize,
-    /// True for the outermost piece of a chunk (the chunk itself).
+    /// True for the outermost piece of a chunk (the chunk itself; for a
+    /// long path, its kept end).
     pub whole: bool,
+    /// A long path's leading folders, and the whole path with them: indexed,
+    /// at the position of the path's kept end, but not searched for (see
+    /// `variable`).
+    pub context: bool,
 }
 
 impl Piece {
-    /// A word: the smallest piece, not split further.
+    /// A word: the smallest piece, not split further (and not a path's
+    /// leading folder).
     pub fn is_word(&self) -> bool {
-        self.words == 1
+        self.words == 1 && !self.context
     }
 }
 
@@ -66,17 +74,69 @@ fn is_joiner(c: char) -> bool {
 }
 
 /// Every term of `text`, in order of position (a compound before its parts).
+/// The parts of a message that vary from run to run take no position or
+/// share one (see `variable`).
 pub fn pieces(text: &str) -> Vec<Piece> {
     let mut out = Vec::new();
     let mut position = 0;
-    for chunk in chunks(text) {
+    let chunks = chunks(text);
+    let mut i = 0;
+    while i < chunks.len() {
+        let chunk = &chunks[i];
         if chunk.cjk {
             split_cjk_run(text, chunk.from, chunk.to, &mut position, &mut out);
-        } else {
-            split_chunk(text, chunk.from, chunk.to, &mut position, &mut out);
+            i += 1;
+            continue;
         }
+        let skip = noise_chunks(text, &chunks, i);
+        if skip > 0 {
+            i += skip;
+            continue;
+        }
+        split_chunk(text, chunk.from, chunk.to, &mut position, &mut out);
+        i += 1;
     }
     out
+}
+
+/// How many chunks from `chunks[i]` on are noise that takes no position:
+/// a timestamp (with its `,123` milliseconds), a long hex address or
+/// digest, a UUID, `line 235` of a traceback, `[rank0]` or glog's `[E1218`.
+fn noise_chunks(text: &str, chunks: &[Chunk], i: usize) -> usize {
+    let chunk = &chunks[i];
+    let word = &text[chunk.from..chunk.to];
+    let next = chunks.get(i + 1).filter(|n| !n.cjk);
+    let between = |n: &Chunk| &text[chunk.to..n.from];
+    let next_number = next.filter(|n| variable::is_number(&text[n.from..n.to]));
+    // Cheap tests first: this runs for every chunk of the knowledge.
+    let digit_first = word.starts_with(|c: char| c.is_ascii_digit());
+    if digit_first && variable::is_timestamp(word) {
+        // `10:03:55,123`: the milliseconds after a comma are the time's.
+        let millis = next_number.is_some_and(|n| between(n) == ",");
+        return 1 + usize::from(millis);
+    }
+    if (digit_first || word.len() >= 32)
+        && (variable::is_hex_noise(word) || variable::is_uuid(word))
+    {
+        return 1;
+    }
+    // `line 235,` in a Python traceback.
+    if word == "line"
+        && let Some(n) = next_number
+        && between(n).chars().all(|c| c == ' ')
+        && text[n.to..]
+            .chars()
+            .next()
+            .is_none_or(|c| c == ',' || c.is_whitespace())
+    {
+        return 2;
+    }
+    if !word.starts_with(['r', 'R', 'I', 'W', 'E', 'F']) {
+        return 0;
+    }
+    let before = text[..chunk.from].chars().next_back();
+    let after = text[chunk.to..].chars().next();
+    usize::from(variable::is_bracketed_prefix(word, before, after))
 }
 
 /// A Han, Kana or Hangul character: scripts written without spaces
@@ -203,6 +263,7 @@ fn split_cjk_run(text: &str, from: usize, to: usize, position: &mut usize, out: 
                 position,
                 words: count,
                 whole: true,
+                context: false,
             });
         }
         if let Some(&(_, next_end)) = chars.get(k + 1) {
@@ -213,6 +274,7 @@ fn split_cjk_run(text: &str, from: usize, to: usize, position: &mut usize, out: 
                 position,
                 words: 2,
                 whole: count == 2,
+                context: false,
             });
         }
         out.push(Piece {
@@ -222,6 +284,7 @@ fn split_cjk_run(text: &str, from: usize, to: usize, position: &mut usize, out: 
             position,
             words: 1,
             whole: count == 1,
+            context: false,
         });
     }
     *position = base + count;
@@ -323,6 +386,11 @@ fn has_hump(bytes: &[u8]) -> bool {
 }
 
 fn split_chunk(text: &str, from: usize, to: usize, position: &mut usize, out: &mut Vec<Piece>) {
+    // `foo.cu:12:5`, `cuda:0`: the numbers after the name vary.
+    let to = match variable::without_line_numbers(&text[from..to]) {
+        Some(kept) => from + kept.trim_end_matches(is_joiner).len(),
+        None => to,
+    };
     // Most chunks are plain words: one term, no tree to build.
     let slice = &text[from..to];
     let linked = linked_name(text, from, to);
@@ -339,6 +407,7 @@ fn split_chunk(text: &str, from: usize, to: usize, position: &mut usize, out: &m
                 position: *position,
                 words: 1,
                 whole: true,
+                context: false,
             });
         }
         *position += 1;
@@ -350,13 +419,27 @@ fn split_chunk(text: &str, from: usize, to: usize, position: &mut usize, out: &m
     }
     let base = *position;
     let first_piece = out.len();
+    // A long path (`/opt/venv/lib/python3.12/site-packages/torch/x.py`, the
+    // leading `/` trimmed off the chunk): where its kept end starts, and how
+    // many words its leading folders have. Those share the position of the
+    // kept end's first word, so what precedes the path stands next to its
+    // end whatever folder the program ran in.
+    let kept = text[..from]
+        .ends_with('/')
+        .then(|| variable::kept_path_start(&text[from..to]))
+        .flatten()
+        .map(|k| from + k);
+    let skip = kept.map_or(0, |k| words.iter().filter(|&&(a, _)| a < k).count());
     // Position of the word starting at a byte offset.
     let word_at = |offset: usize| {
-        words
+        let k = words
             .iter()
             .position(|&(a, _)| a >= offset)
-            .unwrap_or(words.len() - 1)
+            .unwrap_or(words.len() - 1);
+        k.saturating_sub(skip)
     };
+    // In the leading folders, or the whole path with them.
+    let is_context = |a: usize| kept.is_some_and(|k| a < k);
     let mut seen: Vec<(usize, usize)> = Vec::new();
     // Pushes `text[a..b]` without the joiners at its ends (`a._b` splits
     // into `a` and `_b`) and, unless `underscores`, without its underscores
@@ -372,13 +455,15 @@ fn split_chunk(text: &str, from: usize, to: usize, position: &mut usize, out: &m
         seen.push((a, b));
         let first = word_at(a);
         let count = words.iter().filter(|&&(x, y)| x >= a && y <= b).count();
+        let context = is_context(a);
         out.push(Piece {
             text: text[a..b].to_lowercase(),
             from: a,
             to: b,
             position: base + first,
             words: count.max(1),
-            whole,
+            whole: whole && !context,
+            context,
         });
     };
     // A name with underscores at an end (`__nv_bfloat16`, `_C`, `__init__`)
@@ -391,6 +476,9 @@ fn split_chunk(text: &str, from: usize, to: usize, position: &mut usize, out: &m
     if words.len() > 1 || whole_underscored {
         push(from, to, true, true, out);
         push(from, to, false, false, out);
+    }
+    if let Some(k) = kept {
+        push(k, to, true, true, out);
     }
     if words.len() > 1 {
         let strong = split_range(text, from, to, is_strong_joiner);
@@ -432,11 +520,14 @@ fn split_chunk(text: &str, from: usize, to: usize, position: &mut usize, out: &m
                 position,
                 words: 1,
                 whole: false,
+                context: is_context(a),
             });
         }
     }
-    out[first_piece..].sort_by_key(|p| (p.position, std::cmp::Reverse(p.to - p.from)));
-    *position = base + words.len();
+    // A path's leading folders after its kept end's pieces at their shared
+    // position, so the first piece of a position is searched.
+    out[first_piece..].sort_by_key(|p| (p.position, p.context, std::cmp::Reverse(p.to - p.from)));
+    *position = base + words.len() - skip;
 }
 
 /// `cupti` for `libcupti`: the name after a `lib` prefix, when there is
@@ -451,7 +542,8 @@ fn library_name(word: &str) -> Option<&str> {
     .then_some(rest)
 }
 
-/// lore's tokenizer for tantivy text fields: [`pieces`] as a token stream.
+/// lore's tokenizer for tantivy text fields: [`pieces`] as a token stream,
+/// with [`variable::NUMBER`] after each number.
 #[derive(Clone, Default)]
 pub struct LoreTokenizer {
     tokens: Vec<Token>,
@@ -465,13 +557,24 @@ impl Tokenizer for LoreTokenizer {
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> LoreTokenStream<'a> {
         self.tokens.clear();
-        self.tokens.extend(pieces(text).into_iter().map(|p| Token {
-            offset_from: p.from,
-            offset_to: p.to,
-            position: p.position,
-            text: p.text,
-            position_length: p.words,
-        }));
+        for p in pieces(text) {
+            // A number is also any number (see `variable`).
+            let number = p.is_word() && variable::is_number(&p.text);
+            self.tokens.push(Token {
+                offset_from: p.from,
+                offset_to: p.to,
+                position: p.position,
+                text: p.text,
+                position_length: p.words,
+            });
+            if number {
+                let last = &self.tokens[self.tokens.len() - 1];
+                self.tokens.push(Token {
+                    text: variable::NUMBER.to_string(),
+                    ..last.clone()
+                });
+            }
+        }
         LoreTokenStream {
             tokens: &mut self.tokens,
             index: None,
@@ -675,6 +778,67 @@ mod tests {
         assert_eq!(whole, vec!["__nv_bfloat16", "x"]);
     }
 
+    /// What changes between two runs of the same program takes no place
+    /// (timestamps, addresses, `[rank0]`, glog's `[E1218`, line numbers,
+    /// device indices, `line 284`), and a long path's leading folders share
+    /// its kept end's place: the words of the two lines stand the same.
+    #[test]
+    fn values_that_change_between_runs_do_not_move_the_words() {
+        assert_eq!(
+            words(
+                "[rank3]:[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] Watchdog at 0x7f3a2c1b9e40 on cuda:1 at 2024-11-22T10:03:55Z"
+            ),
+            words(
+                "[rank0]:[E0305 01:02:03.000000001 ProcessGroupNCCL.cpp:1709] Watchdog at 0x55d0c0ffee00 on cuda:0 at 2025-01-02T00:00:00Z"
+            ),
+        );
+        let usr = words(
+            "File \"/usr/local/lib/python3.10/dist-packages/torch/cuda/__init__.py\", line 284, in _lazy_init",
+        );
+        let venv = words(
+            "File \"/opt/venv/lib/python3.12/site-packages/torch/cuda/__init__.py\", line 319, in _lazy_init",
+        );
+        assert_eq!(usr, venv);
+        assert_eq!(usr[0], ("file".to_string(), 0));
+        assert_eq!(usr[1], ("torch".to_string(), 1));
+        // The leading folders are still indexed, at the kept end's place.
+        let usr_folder = pieces("/usr/local/lib/python3.10/dist-packages/torch/x.py")
+            .into_iter()
+            .find(|p| p.text == "usr")
+            .unwrap();
+        assert!(usr_folder.context && usr_folder.position == 0);
+        // Short paths and URLs are left as they are.
+        assert_eq!(words("/usr/local/cuda")[0], ("usr".to_string(), 0));
+        assert_eq!(
+            words("see https://pytorch.org/docs/stable/notes/cuda.html")[1].0,
+            "https"
+        );
+    }
+
+    /// A number is also the placeholder `#` at its place, so word pairs
+    /// around it match the same words around any other number.
+    #[test]
+    fn numbers_are_also_any_number_in_the_index() {
+        let mut tokenizer = LoreTokenizer::default();
+        let mut stream = tokenizer.token_stream("allocate 2.00 GiB");
+        let mut seen = Vec::new();
+        while let Some(token) = stream.next() {
+            seen.push((token.text.clone(), token.position));
+        }
+        assert_eq!(
+            seen,
+            vec![
+                ("allocate".to_string(), 0),
+                ("2.00".to_string(), 1),
+                ("2".to_string(), 1),
+                ("#".to_string(), 1),
+                ("00".to_string(), 2),
+                ("#".to_string(), 2),
+                ("gib".to_string(), 3),
+            ]
+        );
+    }
+
     #[test]
     fn words_have_consecutive_positions_across_identifiers() {
         assert_eq!(
@@ -785,6 +949,7 @@ mod tests {
                 ("sm_90".to_string(), 0),
                 ("sm".to_string(), 0),
                 ("90".to_string(), 1),
+                ("#".to_string(), 1),
                 ("ok".to_string(), 2)
             ]
         );

@@ -12,7 +12,7 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use super::{Runs, fit, fit_left, fit_path};
 use crate::diagnose::Verdict;
-use crate::search::WEAK_NOTICE;
+use crate::search::{QUESTION_LABEL, WEAK_NOTICE};
 use crate::text::{inline, needs_escape, sanitize};
 use crate::tui::app::App;
 use crate::tui::layout;
@@ -199,7 +199,21 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, body: Rect) {
             width.saturating_sub(4),
         ));
         lines.push(Line::from(spans));
-        lines.push(Line::default());
+        // The selected hit says when it was found through one of its
+        // section's questions, in the line that separates it from the next.
+        match hit.question.as_deref().filter(|_| selected) {
+            Some(question) => lines.push(Line::from(vec![
+                Span::raw("   "),
+                Span::styled(
+                    fit(
+                        &format!("{QUESTION_LABEL}{}", inline(question)),
+                        width.saturating_sub(4),
+                    ),
+                    dim,
+                ),
+            ])),
+            None => lines.push(Line::default()),
+        }
     }
     let panel = (app.causes_rows() as u16).min(areas.hits.height);
     let hits = Rect::new(
