@@ -235,12 +235,12 @@ fn refit_confidence_on_the_tuning_half() {
     let (weights, intercept) = fit(&xs, &ys, RIDGE);
     if let Ok(path) = std::env::var("LORE_CONFIDENCE_DUMP") {
         let mut csv = String::from(
-            "id,split,kind,answers,score,other,share,rare_share,pairs_share,heading_share,names_something,named,log,question,chunks\n",
+            "id,split,kind,answers,score,other,share,rare_share,pairs_share,heading_share,names_something,named,log,question,chunks,via_question\n",
         );
         for s in &samples {
             let g = &s.hit.signals;
             csv.push_str(&format!(
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                 s.id,
                 s.split,
                 s.kind,
@@ -255,7 +255,8 @@ fn refit_confidence_on_the_tuning_half() {
                 u8::from(g.named),
                 u8::from(g.log),
                 u8::from(g.question),
-                g.chunks
+                g.chunks,
+                u8::from(g.via_question)
             ));
         }
         std::fs::write(path, csv).expect("dump written");

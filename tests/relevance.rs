@@ -146,15 +146,15 @@ fn weak_answers_are_told_apart() {
     println!(
         "weak but in an answering file: {weak_answered:?}\nconfident but unrelated: {confident_unrelated:?}"
     );
-    // At most 7%: 14 of 228 (6.1%) on 2026-11-26 with the fitted model, most
-    // of them typed keyword lists (`target cudacore core dump …`), a form
-    // the real queries it was fitted on hardly have; it was 5% for the
-    // share of weighted words that the model replaced. The labels here name
-    // files, so some of these first hits are the wrong section of a right
-    // file, where the notice is right.
+    // At most 5%: 3 of 228 (1.3%) on 2026-11-26 with the model refitted on
+    // the 572-query set and its 0.25 threshold (14 of 228 with the first
+    // fit and a 0.5 threshold; 5% was the bar for the share of weighted
+    // words that the model replaced). The labels here name files, so some
+    // of these first hits are the wrong section of a right file, where the
+    // notice is right.
     assert!(
-        weak_answered.len() * 100 <= set.query.len() * 7,
-        "over 7% of queries with a first hit in an answering file are called weak"
+        weak_answered.len() * 100 <= set.query.len() * 5,
+        "over 5% of queries with a first hit in an answering file are called weak"
     );
     assert!(
         confident_unrelated.len() * 3 <= UNANSWERABLE.len(),

@@ -482,9 +482,10 @@ impl SearchIndex {
         let matcher = snippet::Matcher::new(weights, parsed.prefix.clone());
         ranked
             .into_iter()
-            .map(|(score, address, signals)| {
+            .map(|(score, address, mut signals)| {
                 let doc: TantivyDocument = searcher.doc(address)?;
                 let mut hit = self.hit(&doc, score, &matcher);
+                signals.via_question = hit.question.is_some();
                 hit.confidence = confidence::probability(&signals);
                 hit.signals = signals;
                 Ok(hit)
@@ -635,6 +636,7 @@ impl SearchIndex {
                     log: parsed.pasted,
                     question: parsed.question,
                     chunks: parsed.chunks,
+                    via_question: false,
                 };
                 (score, address, signals, order[i])
             })
