@@ -17,7 +17,7 @@ use crate::corpus::{Document, Kind, causes};
 
 /// Bumped whenever the schema, the tokenizer or what goes into a field
 /// changes: an index built by another version is rebuilt, never misread.
-pub const SCHEMA_VERSION: u32 = 7;
+pub const SCHEMA_VERSION: u32 = 8;
 
 /// The fast field that orders the sections of an index: their position in
 /// the corpus sorted by path, then by line (see `index_settings`).
