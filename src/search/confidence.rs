@@ -147,10 +147,24 @@ mod tests {
             log: true,
             question: false,
             chunks: 10_000,
+            via_question: true,
         };
         for s in [strong, Signals::default()] {
             let p = probability(&s);
             assert!((0.0..=1.0).contains(&p) && p.is_finite(), "{p}");
         }
+    }
+
+    /// `how to bake sourdough bread` finds one weak section and nothing
+    /// else: a lone candidate shows no lead, so it is not called confident.
+    #[test]
+    fn a_lone_weak_candidate_is_not_confident() {
+        let lone = Signals {
+            score: 6.8,
+            other: None,
+            chunks: 6,
+            ..Signals::default()
+        };
+        assert!(probability(&lone) < THRESHOLD);
     }
 }
