@@ -13,7 +13,10 @@
 //! With `LORE_CONFIDENCE_DUMP=FILE` it also writes every query's signals as
 //! CSV, for trying other features.
 
-use lore::corpus::{Corpus, Document};
+#[path = "common/labels.rs"]
+mod labels;
+
+use lore::corpus::Corpus;
 use lore::search::confidence::{self, FEATURES, INTERCEPT, THRESHOLD, WEIGHTS};
 use lore::search::{Hit, SearchIndex};
 use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
@@ -56,29 +59,6 @@ struct Sample {
     hit: Hit,
 }
 
-fn load() -> Set {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/real_queries.toml");
-    let text = std::fs::read_to_string(path).expect("tests/real_queries.toml");
-    toml::from_str(&text).expect("real_queries.toml parses")
-}
-
-/// Whether `hit` lands in the labelled section `anchor` of `doc` or in one
-/// of its subsections (as `tests/real_queries.rs` decides it).
-fn lands_in(doc: &Document, hit: &Hit, anchor: &str) -> bool {
-    let Some(mut at) = doc.sections.iter().position(|s| s.anchor == hit.anchor) else {
-        return false;
-    };
-    loop {
-        if doc.sections[at].anchor == anchor {
-            return true;
-        }
-        match doc.sections[at].parent {
-            Some(parent) => at = parent,
-            None => return false,
-        }
-    }
-}
-
 /// Every query with at least one hit, searched on the shipped knowledge.
 fn samples() -> Vec<Sample> {
     let corpus = Corpus::load(&SourceSet {
@@ -87,13 +67,16 @@ fn samples() -> Vec<Sample> {
     });
     let (index, _) = SearchIndex::build_in_memory(&corpus).expect("index builds");
     let mut out = Vec::new();
-    for case in load().query {
+    for case in labels::read_set::<Set>().query {
         let Some(hit) = index.query(&case.q, 1).into_iter().next() else {
             continue;
         };
         let answers = case.expect.iter().any(|label| {
             let (path, anchor) = label.split_once('#').expect("labels are path#anchor");
-            path == hit.path && corpus.get(path).is_some_and(|d| lands_in(d, &hit, anchor))
+            path == hit.path
+                && corpus
+                    .get(path)
+                    .is_some_and(|d| labels::lands_in(d, &hit, anchor))
         });
         out.push(Sample {
             id: case.id,

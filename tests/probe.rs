@@ -8,7 +8,7 @@ mod common;
 use std::fs;
 use std::path::Path;
 
-use common::{fixture, home, lore};
+use common::{facts, fixture, home, lore};
 use serde_json::Value;
 
 fn json_of(args: &[&str]) -> (i32, Value, String) {
@@ -25,27 +25,6 @@ fn json_of(args: &[&str]) -> (i32, Value, String) {
 
 fn root(name: &str) -> String {
     fixture(&format!("probe/{name}")).display().to_string()
-}
-
-/// The facts named `fact` as (value, evidence).
-fn facts(json: &Value, fact: &str) -> Vec<(String, Vec<String>)> {
-    json["facts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["fact"] == fact)
-        .map(|f| {
-            (
-                f["value"].as_str().unwrap().to_string(),
-                f["evidence"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|e| e.as_str().unwrap().to_string())
-                    .collect(),
-            )
-        })
-        .collect()
 }
 
 fn path_of(json: &Value) -> Vec<(String, String, String)> {

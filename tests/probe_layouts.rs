@@ -11,7 +11,7 @@ mod common;
 use std::fs;
 use std::path::Path;
 
-use common::{fixture, home, lore};
+use common::{facts, fixture, home, lore, values};
 use lore::probe::{Environment, Findings, ProbeOptions, run_with};
 use serde_json::Value;
 
@@ -27,31 +27,6 @@ fn json_of(args: &[&str]) -> (i32, Value) {
 
 fn root(name: &str) -> String {
     fixture(&format!("probe/{name}")).display().to_string()
-}
-
-/// The facts named `fact` as (value, evidence).
-fn facts(json: &Value, fact: &str) -> Vec<(String, Vec<String>)> {
-    json["facts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["fact"] == fact)
-        .map(|f| {
-            (
-                f["value"].as_str().unwrap().to_string(),
-                f["evidence"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|e| e.as_str().unwrap().to_string())
-                    .collect(),
-            )
-        })
-        .collect()
-}
-
-fn values(json: &Value, fact: &str) -> Vec<String> {
-    facts(json, fact).into_iter().map(|(v, _)| v).collect()
 }
 
 fn probe_root(r: &str) -> Value {

@@ -18,7 +18,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{home, lore};
+use common::{facts, home, lore, values};
 use serde_json::Value;
 
 /// The built root `name`; a missing one fails, naming the command that
@@ -54,31 +54,6 @@ fn probe_root(r: &str) -> Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_str(&stdout).unwrap()
-}
-
-/// The facts named `fact` as (value, evidence).
-fn facts(json: &Value, fact: &str) -> Vec<(String, Vec<String>)> {
-    json["facts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["fact"] == fact)
-        .map(|f| {
-            (
-                f["value"].as_str().unwrap().to_string(),
-                f["evidence"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|e| e.as_str().unwrap().to_string())
-                    .collect(),
-            )
-        })
-        .collect()
-}
-
-fn values(json: &Value, fact: &str) -> Vec<String> {
-    facts(json, fact).into_iter().map(|(v, _)| v).collect()
 }
 
 fn sorted(mut v: Vec<String>) -> Vec<String> {

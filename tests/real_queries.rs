@@ -10,11 +10,14 @@
 //! when the held-out figures fall below the floors recorded here (raise them
 //! as ranking improves; never lower them to make a change pass).
 
+#[path = "common/labels.rs"]
+mod labels;
+
 use std::collections::BTreeMap;
 
-use lore::corpus::{Corpus, Document};
+use lore::corpus::Corpus;
+use lore::search::SearchIndex;
 use lore::search::schema::{HEADING_SEPARATOR, is_sources_heading};
-use lore::search::{Hit, SearchIndex};
 use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
 use serde::Deserialize;
 
@@ -132,30 +135,6 @@ const HOLDOUT_FLOORS: &[(&str, f64, f64)] = &[
     ("holdout not-quoted", 0.80, 0.56),
 ];
 
-fn load() -> Set {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/real_queries.toml");
-    let text = std::fs::read_to_string(path).expect("tests/real_queries.toml");
-    toml::from_str(&text).expect("real_queries.toml parses")
-}
-
-/// Whether `hit` lands in the labelled section `anchor` of `doc` or in one of
-/// its subsections (a label may name a parent section whose children hold
-/// the answer).
-fn lands_in(doc: &Document, hit: &Hit, anchor: &str) -> bool {
-    let Some(mut at) = doc.sections.iter().position(|s| s.anchor == hit.anchor) else {
-        return false;
-    };
-    loop {
-        if doc.sections[at].anchor == anchor {
-            return true;
-        }
-        match doc.sections[at].parent {
-            Some(parent) => at = parent,
-            None => return false,
-        }
-    }
-}
-
 #[derive(Default, Clone, Copy)]
 struct Tally {
     n: usize,
@@ -206,7 +185,7 @@ impl Tally {
 
 #[test]
 fn real_queries_land_on_the_answering_section() {
-    let set = load();
+    let set: Set = labels::read_set();
     let corpus = Corpus::load(&SourceSet {
         builtin: Some(&BUILTIN_KNOWLEDGE),
         overlays: Vec::new(),
@@ -326,7 +305,10 @@ fn real_queries_land_on_the_answering_section() {
         let sec_rank = hits.iter().position(|h| {
             case.expect.iter().any(|l| {
                 let (path, anchor) = l.split_once('#').expect("checked above");
-                path == h.path && corpus.get(path).is_some_and(|d| lands_in(d, h, anchor))
+                path == h.path
+                    && corpus
+                        .get(path)
+                        .is_some_and(|d| labels::lands_in(d, h, anchor))
             })
         });
         let quoted = if case.in_knowledge {

@@ -138,3 +138,30 @@ pub fn pump(
         }
     }
 }
+
+/// The facts named `fact` in `lore probe --json`'s output, as (value,
+/// evidence).
+pub fn facts(json: &serde_json::Value, fact: &str) -> Vec<(String, Vec<String>)> {
+    json["facts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["fact"] == fact)
+        .map(|f| {
+            (
+                f["value"].as_str().unwrap().to_string(),
+                f["evidence"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|e| e.as_str().unwrap().to_string())
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// The values of the facts named `fact`.
+pub fn values(json: &serde_json::Value, fact: &str) -> Vec<String> {
+    facts(json, fact).into_iter().map(|(v, _)| v).collect()
+}
