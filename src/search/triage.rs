@@ -283,6 +283,9 @@ pub fn classify(line: &str) -> LineKind {
     if is_failure(body, &lower) {
         return LineKind::Failure;
     }
+    if glog_severity(body) == Some('W') || lower.contains("level=warn") {
+        return LineKind::Hint;
+    }
     if ERROR_WORDS.iter().any(|w| lower.contains(w)) {
         return LineKind::Hint;
     }
@@ -499,6 +502,17 @@ fn is_failure(body: &str, lower: &str) -> bool {
     {
         return true;
     }
+    // glog and absl logging (TensorFlow, JAX and XLA, PaddlePaddle, many C++
+    // servers) mark a line's severity with its first letter, and an error's
+    // message need not hold any error word: `E1027 15:11:27.184481 3266602
+    // cuda_dnn.cc:456] Loaded runtime CuDNN library: …`. Go programs' logfmt
+    // (the Docker daemon, containerd, ollama) says `level=error`.
+    if matches!(glog_severity(body), Some('E' | 'F'))
+        || lower.contains("level=error")
+        || lower.contains("level=fatal")
+    {
+        return true;
+    }
     // A Python exception line: `RuntimeError: …`, `torch.OutOfMemoryError`,
     // `subprocess.CalledProcessError: …`, also alone on its line.
     let head = body.split([':', ' ']).next().unwrap_or("");
@@ -507,6 +521,26 @@ fn is_failure(body: &str, lower: &str) -> bool {
         && name.len() > 5
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         && name.starts_with(|c: char| c.is_ascii_uppercase())
+}
+
+/// The severity letter of a glog / absl log line
+/// (`E1027 15:11:27.184481 3266602 file.cc:456] message`): `I`, `W`, `E` or
+/// `F`, when the line has that prefix.
+fn glog_severity(body: &str) -> Option<char> {
+    let severity = body.chars().next().filter(|c| "IWEF".contains(*c))?;
+    let (date, rest) = body[1..].split_once(' ')?;
+    if date.len() != 4 || !date.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let (time, rest) = rest.trim_start().split_once(' ')?;
+    let t = time.as_bytes();
+    if t.len() < 8 || t[2] != b':' || t[5] != b':' {
+        return None;
+    }
+    // The thread id, then `file:line]`.
+    let (thread, rest) = rest.trim_start().split_once(' ')?;
+    let (place, _) = rest.split_once(']')?;
+    (thread.bytes().all(|b| b.is_ascii_digit()) && place.contains(':')).then_some(severity)
 }
 
 #[cfg(test)]
@@ -648,6 +682,63 @@ node1:1234:1300 [0] NCCL WARN Call to connect returned Connection timed out
         assert_eq!(picked[0].weight, FAILURE_WEIGHT);
         assert_eq!(picked[1].weight, DECIDING_WEIGHT);
         assert_eq!(picked[2].weight, HINT_WEIGHT);
+    }
+
+    /// glog / absl output (XLA under JAX, TensorFlow): the error's message
+    /// holds no error word, and the shell line above it names an env var
+    /// with one. The `E` lines must decide, not the command.
+    #[test]
+    fn glog_error_lines_decide_over_the_command_that_ran() {
+        let log = "\
+$ XLA_FLAGS=--xla_dump_to=/tmp/dump TF_CPP_MAX_VLOG_LEVEL=0 python run_error_model.py
+I0311 08:02:14.551020   91733 service.cc:152] XLA service initialized for platform CUDA
+W0311 08:02:14.600112   91733 gpu_helpers.cc:77] Slow path taken for device 0
+E0311 08:02:15.010203   91733 cuda_dnn.cc:512] Loaded runtime CuDNN library: 9.2.0 but source was compiled with: 9.5.1.
+F0311 08:02:15.010999   91733 stream_executor.cc:88] Check failed: dnn != nullptr
+";
+        let picked = pick(&log.lines().collect::<Vec<_>>());
+        let lines: Vec<&str> = picked.iter().map(|p| p.line.as_str()).collect();
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("Loaded runtime CuDNN library")),
+            "{picked:?}"
+        );
+        let last = picked.last().expect("lines picked");
+        assert!(last.line.starts_with("F0311"), "{picked:?}");
+        assert_eq!(last.weight, DECIDING_WEIGHT);
+        assert!(!lines.iter().any(|l| l.contains("XLA service initialized")));
+        // A `W` line counts as a hint, an `I` line not at all.
+        assert!(
+            picked
+                .iter()
+                .any(|p| p.line.starts_with("W0311") && p.weight == HINT_WEIGHT)
+        );
+    }
+
+    /// Go programs' logfmt (the Docker daemon, containerd, ollama):
+    /// `level=error` marks the failure, whatever its words.
+    #[test]
+    fn logfmt_error_lines_are_failures() {
+        let log = "\
+time=\"2025-01-02T03:04:05Z\" level=info msg=\"starting runner\" gpus=2
+time=\"2025-01-02T03:04:06Z\" level=warn msg=\"fallback to CPU\" reason=\"no libcuda\"
+time=\"2025-01-02T03:04:06Z\" level=error msg=\"runner exited\" code=3 library=/usr/lib/libcuda.so.1
+time=\"2025-01-02T03:04:07Z\" level=info msg=\"shutting down\"
+";
+        assert_eq!(classify(log.lines().nth(2).unwrap()), LineKind::Failure);
+        assert_eq!(classify(log.lines().nth(1).unwrap()), LineKind::Hint);
+        let picked = pick(&log.lines().collect::<Vec<_>>());
+        assert!(
+            picked
+                .iter()
+                .any(|p| p.line.contains("runner exited") && p.weight == DECIDING_WEIGHT),
+            "{picked:?}"
+        );
+        assert!(
+            !picked.iter().any(|p| p.line.contains("shutting down")),
+            "{picked:?}"
+        );
     }
 
     #[test]
