@@ -49,6 +49,9 @@ struct Case {
     /// (`real_queries.rs`): a right answer is a right answer.
     #[serde(default)]
     also: Vec<String>,
+    /// Labels the second review judged not to answer.
+    #[serde(default)]
+    dropped: Vec<String>,
     #[serde(default)]
     in_knowledge: Option<bool>,
 }
@@ -75,13 +78,18 @@ fn samples() -> Vec<Sample> {
         let Some(hit) = index.query(&case.q, 1).into_iter().next() else {
             continue;
         };
-        let answers = case.expect.iter().chain(&case.also).any(|label| {
-            let (path, anchor) = label.split_once('#').expect("labels are path#anchor");
-            path == hit.path
-                && corpus
-                    .get(path)
-                    .is_some_and(|d| labels::lands_in(d, &hit, anchor))
-        });
+        let answers = case
+            .expect
+            .iter()
+            .filter(|l| !case.dropped.contains(l))
+            .chain(&case.also)
+            .any(|label| {
+                let (path, anchor) = label.split_once('#').expect("labels are path#anchor");
+                path == hit.path
+                    && corpus
+                        .get(path)
+                        .is_some_and(|d| labels::lands_in(d, &hit, anchor))
+            });
         out.push(Sample {
             id: case.id,
             kind: case.kind,
