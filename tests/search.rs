@@ -499,29 +499,42 @@ mod random_queries {
 #[test]
 fn the_word_being_typed_counts_once_however_many_words_it_starts() {
     let index = shipped();
-    let hits = index.query("failed to compute cache key", 3);
-    assert_eq!(hits.len(), 3);
-    for hit in &hits {
-        assert!(
-            hit.snippet.contains("failed to compute cache key"),
-            "{} ranks in the top 3 with {:?}",
-            hit.heading,
-            hit.snippet
-        );
-    }
+    let typing = index.query("failed to compute cache key", 3);
+    assert_eq!(typing.len(), 3);
+    assert!(
+        typing[0].snippet.contains("failed to compute cache key"),
+        "{} ranks first with {:?}",
+        typing[0].heading,
+        typing[0].snippet
+    );
+    // `key` typed and not yet finished must rank as the finished word does:
+    // its expansions (`keyring`, `keys`) add nothing. (Since the LLM runtime
+    // catalogue of 2026-11-26, a section with `failed`, `compute` and `cache`
+    // in its heading takes second place either way; see the session note.)
+    let finished = index.query("failed to compute cache key ", 3);
+    let anchors = |hits: &[lore::search::Hit]| -> Vec<String> {
+        hits.iter()
+            .map(|h| format!("{}#{}", h.path, h.anchor))
+            .collect()
+    };
+    assert_eq!(anchors(&typing), anchors(&finished));
+    let quoting = typing
+        .iter()
+        .filter(|h| h.snippet.contains("failed to compute cache key"))
+        .count();
+    assert!(quoting >= 2, "{:?}", anchors(&typing));
     // Still typing the last word: sections about caches (`cache` in their
     // heading, its trail and its prose) must not push the quoting ones out.
-    // (Top 1 since the catalogues of 2026-11-26: a section of 27 full of
-    // `key`/`keys` now takes second place; see the session note.)
+    // (Top 1 until the catalogues of 2026-11-26; top 3 since the LLM runtime
+    // catalogue, whose KV-cache section has `failed`, `compute` and `cache`
+    // in its heading and leads until `key` is typed; see the session note.)
     let hits = index.query("failed to compute cache ke", 3);
-    for hit in &hits[..1] {
-        assert!(
-            hit.snippet.contains("failed to compute cache key"),
-            "{} ranks first with {:?}",
-            hit.heading,
-            hit.snippet
-        );
-    }
+    assert!(
+        hits.iter()
+            .any(|h| h.snippet.contains("failed to compute cache key")),
+        "{:?}",
+        anchors(&hits)
+    );
 }
 
 /// Sets the modification time of a file or folder.
