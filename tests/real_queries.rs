@@ -139,13 +139,16 @@ const MAX_UNRELATED_SHARE: f64 = 0.03;
 /// Held-out floors: for a group of the held-out half, (file hit@3,
 /// section hit@3). Each records a measured figure (rounded down), so a
 /// drop fails; raise them as ranking improves, never lower them to pass.
-/// Measured on 2026-11-26 on the set grown to 572 queries (issue #25,
-/// item 5): see the README's search section for every figure.
+/// Measured on 2026-11-26 (session 6) on the completed labels (`also`,
+/// `dropped`), after 32 held-out queries moved to the tuning half (11 whose
+/// topics got knowledge, 21 that the session's catalogues now quote); the
+/// `strict` group keeps the first labels. README, Search, has every figure.
 const HOLDOUT_FLOORS: &[(&str, f64, f64)] = &[
-    ("holdout all", 0.83, 0.67),
-    ("holdout question", 0.88, 0.66),
-    ("holdout quoted", 0.89, 0.89),
-    ("holdout not-quoted", 0.80, 0.56),
+    ("holdout all", 0.87, 0.73),
+    ("holdout question", 0.88, 0.65),
+    ("holdout quoted", 0.96, 0.96),
+    ("holdout not-quoted", 0.83, 0.60),
+    ("strict holdout all", 0.82, 0.67),
 ];
 
 #[derive(Default, Clone, Copy)]
