@@ -797,6 +797,18 @@ fn cuda13_nvcc_wheel_without_libraries_is_listed_and_nvidia_ml_py_is_not() {
     );
     assert_eq!(values(&json, "nvidia-wheel.libs"), Vec::<String>::new());
     assert_eq!(values(&json, "nvidia-wheel.missing"), Vec::<String>::new());
+    // Its compiler is reported, with the RECORD line that installed it: an
+    // nvcc outside any toolkit folder and off $PATH is otherwise invisible.
+    assert_eq!(
+        facts(&json, "nvcc.wheel"),
+        [(
+            format!("{site}/nvidia/cu13/bin/nvcc"),
+            vec![format!(
+                "{site}/nvidia_cuda_nvcc-13.0.88.dist-info/RECORD:1"
+            )]
+        )]
+    );
+    assert_eq!(values(&json, "cuda-toolkit"), Vec::<String>::new());
 }
 
 /// Debian 13's own CUDA runtime: `libcudart12` and `libnvrtc12` (source

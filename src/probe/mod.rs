@@ -441,6 +441,9 @@ impl Findings {
                 for m in &w.missing {
                     push("nvidia-wheel.missing", m.value.clone(), &m.evidence);
                 }
+                if let Some(n) = &w.nvcc {
+                    push("nvcc.wheel", n.value.clone(), &n.evidence);
+                }
             }
             for t in &root.toolkit_wheels {
                 push("cuda-toolkit-wheel", t.value.clone(), &t.evidence);

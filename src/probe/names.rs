@@ -80,6 +80,7 @@ pub const FACT_NAMES: &[FactName] = &[
     fact("libcupti", Any, Files, "a CUPTI library found, and where"),
     fact("cuda-toolkit", Any, Files, "a CUDA toolkit folder and its version"),
     fact("nvcc", Any, Files, "an nvcc in a toolkit folder"),
+    fact("nvcc.wheel", Any, Files, "an nvcc a pip wheel installed (CUDA 13's nvidia-cuda-nvcc: nvidia/cu13/bin/nvcc)"),
     fact("apt-package", Any, Files, "an installed dpkg package, `name version`: NVIDIA's, compilers, C/C++ runtimes, Python headers"),
     fact("ld.so.conf", Any, Files, "a folder the dynamic loader searches, from /etc/ld.so.conf and its includes"),
     fact("gcc", Each, Files, "the version of the system gcc, from dpkg or the /usr/bin/gcc link"),

@@ -109,6 +109,11 @@ pub struct Wheel {
     pub missing: Vec<Found<String>>,
     /// The `RECORD` the libraries were read from, when there is one.
     pub record: Option<String>,
+    /// The `nvcc` its `RECORD` installs (CUDA 13's `nvidia-cuda-nvcc` puts
+    /// one in `nvidia/cu13/bin`; CUDA 12's `nvidia-cuda-nvcc-cu12` has only
+    /// `ptxas`), when it is there: a compiler outside any toolkit folder and
+    /// off `$PATH`, which `CUDA_HOME` can be pointed at.
+    pub nvcc: Option<Found<String>>,
     /// The folder inside the root, for the CUPTI search.
     pub(super) lib_dir_inside: String,
 }
@@ -454,6 +459,7 @@ fn nvidia_wheel(root: &Root, site: &str, name: &str, notes: &mut Vec<Note>) -> O
     let mut record = None;
     // The CUDA major of the `nvidia/cuNN/` folder its RECORD installs into.
     let mut record_cuda = None;
+    let mut nvcc = None;
     if root.exists(&record_path)
         && let Some(text) = read_text(root, &record_path, RECORD_CAP, notes)
     {
@@ -463,6 +469,13 @@ fn nvidia_wheel(root: &Root, site: &str, name: &str, notes: &mut Vec<Note>) -> O
             .map(|(p, l)| (p, Some(l)))
             .collect();
         record_cuda = record_cuda_folder(&text);
+        nvcc = record_nvcc(&text).and_then(|(path, line)| {
+            let inside = format!("{site}/{path}");
+            root.exists(&inside).then(|| Found {
+                value: root.show(&inside),
+                evidence: vec![format!("{}:{line}", root.show(&record_path))],
+            })
+        });
     } else {
         let dir = format!("nvidia/{package}/lib");
         if let Ok(listing) = root.list(&format!("{site}/{dir}"), MAX_ENTRIES) {
@@ -542,6 +555,7 @@ fn nvidia_wheel(root: &Root, site: &str, name: &str, notes: &mut Vec<Note>) -> O
         lib_dir: root.show(&lib_dir),
         missing,
         record,
+        nvcc,
         lib_dir_inside: lib_dir,
     })
 }
@@ -563,6 +577,18 @@ fn record_cuda_folder(text: &str) -> Option<String> {
 /// The shared libraries a wheel's `RECORD` lists under `nvidia/…/lib/`:
 /// (path inside the site folder, line). A line is `path,hash,size`; a path
 /// holding a comma is quoted.
+/// The `nvidia/…/bin/nvcc` a wheel's `RECORD` lists, with its line.
+fn record_nvcc(text: &str) -> Option<(String, usize)> {
+    text.lines().enumerate().find_map(|(i, line)| {
+        let path = match line.strip_prefix('"') {
+            Some(quoted) => quoted.split_once('"').map_or(quoted, |(p, _)| p),
+            None => line.split(',').next().unwrap_or(""),
+        };
+        (path.starts_with("nvidia/") && path.ends_with("/bin/nvcc") && !path.contains(".."))
+            .then(|| (path.to_string(), i + 1))
+    })
+}
+
 fn record_libraries(text: &str) -> Vec<(String, usize)> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
