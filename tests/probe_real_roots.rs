@@ -100,6 +100,11 @@ fn cuda13_suffixless_wheels_their_libraries_and_the_toolkit_metapackage() {
             "nvidia-nvtx 13.0.85",
         ]
     );
+    // The nvcc wheel's compiler, which no toolkit folder or $PATH shows.
+    assert_eq!(
+        values(&json, "nvcc.wheel"),
+        [format!("{site}/nvidia/cu13/bin/nvcc")]
+    );
     let libs = facts(&json, "nvidia-wheel.libs");
     let cupti = libs
         .iter()
