@@ -29,6 +29,9 @@ pub struct Pty {
     pub gate: Arc<Mutex<()>>,
     /// The background colour answer has been written.
     pub answered: Arc<AtomicBool>,
+    /// The reader has seen the end of the program's output (the program
+    /// exited and everything it wrote has gone through the parser).
+    pub drained: Arc<AtomicBool>,
 }
 
 /// How the terminal answers the background colour question (OSC 11).
@@ -116,6 +119,7 @@ impl Pty {
         let raw = Arc::new(Mutex::new(Vec::new()));
         let gate = Arc::new(Mutex::new(()));
         let answered = Arc::new(AtomicBool::new(false));
+        let drained = Arc::new(AtomicBool::new(false));
         let mut reader = pair.master.try_clone_reader().expect("a reader");
         let writer = Arc::new(Mutex::new(pair.master.take_writer().expect("a writer")));
         {
@@ -124,6 +128,7 @@ impl Pty {
             let gate = Arc::clone(&gate);
             let answer_to = Arc::clone(&writer);
             let answered = Arc::clone(&answered);
+            let drained = Arc::clone(&drained);
             let (colour, delay) = match answer {
                 Answer::Never => (None, Duration::ZERO),
                 Answer::Now(colour) => (Some(colour), Duration::ZERO),
@@ -139,7 +144,10 @@ impl Pty {
                         reader.read(&mut buf)
                     };
                     match read {
-                        Ok(0) | Err(_) => return,
+                        Ok(0) | Err(_) => {
+                            drained.store(true, Ordering::SeqCst);
+                            return;
+                        }
                         Ok(n) => {
                             parser.lock().unwrap().process(&buf[..n]);
                             let mut raw = raw.lock().unwrap();
@@ -173,6 +181,7 @@ impl Pty {
             raw,
             gate,
             answered,
+            drained,
         }
     }
 
@@ -268,6 +277,15 @@ impl Pty {
         let start = Instant::now();
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
+                // The program has exited, but the reader may not have passed
+                // its last writes (leaving the alternate screen) to the
+                // parser yet: wait for the end of its output, briefly.
+                let exited = Instant::now();
+                while !self.drained.load(Ordering::SeqCst)
+                    && exited.elapsed() < Duration::from_secs(5)
+                {
+                    thread::sleep(Duration::from_millis(10));
+                }
                 return status;
             }
             if start.elapsed() > TIMEOUT {
