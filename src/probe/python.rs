@@ -567,45 +567,45 @@ fn is_number(s: &str) -> bool {
 /// `13` when a wheel's `RECORD` installs files under `nvidia/cu13/`, the
 /// folder CUDA 13's wheels share (libraries, `bin/nvcc`, headers).
 fn record_cuda_folder(text: &str) -> Option<String> {
-    text.lines().find_map(|line| {
-        let rest = line.trim_start_matches('"').strip_prefix("nvidia/cu")?;
+    record_paths(text).find_map(|(path, _)| {
+        let rest = path.strip_prefix("nvidia/cu")?;
         let (digits, _) = rest.split_once('/')?;
         is_number(digits).then(|| digits.to_string())
     })
 }
 
-/// The shared libraries a wheel's `RECORD` lists under `nvidia/…/lib/`:
-/// (path inside the site folder, line). A line is `path,hash,size`; a path
-/// holding a comma is quoted.
-/// The `nvidia/…/bin/nvcc` a wheel's `RECORD` lists, with its line.
-fn record_nvcc(text: &str) -> Option<(String, usize)> {
-    text.lines().enumerate().find_map(|(i, line)| {
+/// Each path a wheel's `RECORD` lists, with its line number. A line is
+/// `path,hash,size`; a path holding a comma is quoted. Paths leading out of
+/// the site folder (`..`) are left out.
+fn record_paths(text: &str) -> impl Iterator<Item = (&str, usize)> {
+    text.lines().enumerate().filter_map(|(i, line)| {
         let path = match line.strip_prefix('"') {
             Some(quoted) => quoted.split_once('"').map_or(quoted, |(p, _)| p),
             None => line.split(',').next().unwrap_or(""),
         };
-        (path.starts_with("nvidia/") && path.ends_with("/bin/nvcc") && !path.contains(".."))
-            .then(|| (path.to_string(), i + 1))
+        (!path.contains("..")).then_some((path, i + 1))
     })
 }
 
+/// The `nvidia/…/bin/nvcc` a wheel's `RECORD` lists, with its line.
+fn record_nvcc(text: &str) -> Option<(String, usize)> {
+    record_paths(text)
+        .find(|(path, _)| path.starts_with("nvidia/") && path.ends_with("/bin/nvcc"))
+        .map(|(path, line)| (path.to_string(), line))
+}
+
+/// The shared libraries a wheel's `RECORD` lists under `nvidia/…/lib/`:
+/// (path inside the site folder, line).
 fn record_libraries(text: &str) -> Vec<(String, usize)> {
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let path = match line.strip_prefix('"') {
-            Some(quoted) => quoted.split_once('"').map_or(quoted, |(p, _)| p),
-            None => line.split(',').next().unwrap_or(""),
-        };
-        let Some((dir, file)) = path.rsplit_once('/') else {
-            continue;
-        };
-        let in_lib = dir.starts_with("nvidia/") && dir.split('/').any(|c| c == "lib");
-        let shared = file.ends_with(".so") || file.contains(".so.");
-        if in_lib && shared && !path.contains("..") {
-            out.push((path.to_string(), i + 1));
-        }
-    }
-    out
+    record_paths(text)
+        .filter(|(path, _)| {
+            path.rsplit_once('/').is_some_and(|(dir, file)| {
+                let in_lib = dir.starts_with("nvidia/") && dir.split('/').any(|c| c == "lib");
+                in_lib && (file.ends_with(".so") || file.contains(".so."))
+            })
+        })
+        .map(|(path, line)| (path.to_string(), line))
+        .collect()
 }
 
 #[cfg(test)]
