@@ -78,18 +78,8 @@ fn samples() -> Vec<Sample> {
         let Some(hit) = index.query(&case.q, 1).into_iter().next() else {
             continue;
         };
-        let answers = case
-            .expect
-            .iter()
-            .filter(|l| !case.dropped.contains(l))
-            .chain(&case.also)
-            .any(|label| {
-                let (path, anchor) = label.split_once('#').expect("labels are path#anchor");
-                path == hit.path
-                    && corpus
-                        .get(path)
-                        .is_some_and(|d| labels::lands_in(d, &hit, anchor))
-            });
+        let labels = labels::completed(&case.expect, &case.also, &case.dropped);
+        let answers = labels::answers(&corpus, &hit, &labels);
         out.push(Sample {
             id: case.id,
             kind: case.kind,

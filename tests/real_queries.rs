@@ -306,17 +306,16 @@ fn real_queries_land_on_the_answering_section() {
             uncovered += 1;
             continue;
         }
+        let complete = labels::completed(&case.expect, &case.also, &case.dropped);
+        let strict: Vec<&String> = case.expect.iter().collect();
         let hits = index.query(&case.q, DEPTH);
         for hit in hits.iter().take(3) {
             let section = hit.heading.rsplit(HEADING_SEPARATOR).next().unwrap_or("");
             if is_sources_heading(section) {
                 sources_ranked.push(format!("{} ({}#{})", case.id, hit.path, hit.anchor));
             }
-            if !case
-                .expect
+            if !complete
                 .iter()
-                .filter(|l| !case.dropped.contains(l))
-                .chain(&case.also)
                 .any(|l| l.split('#').next() == Some(hit.path.as_str()))
             {
                 unrelated
@@ -325,13 +324,6 @@ fn real_queries_land_on_the_answering_section() {
                     .push(&case.id);
             }
         }
-        let complete: Vec<&String> = case
-            .expect
-            .iter()
-            .filter(|l| !case.dropped.contains(l))
-            .chain(&case.also)
-            .collect();
-        let strict: Vec<&String> = case.expect.iter().collect();
         let file_rank = |labels: &[&String]| {
             hits.iter().position(|h| {
                 labels
@@ -339,16 +331,9 @@ fn real_queries_land_on_the_answering_section() {
                     .any(|l| l.split_once('#').is_some_and(|(p, _)| p == h.path))
             })
         };
-        let sec_rank = |labels: &[&String]| {
-            hits.iter().position(|h| {
-                labels.iter().any(|l| {
-                    let (path, anchor) = l.split_once('#').expect("checked above");
-                    path == h.path
-                        && corpus
-                            .get(path)
-                            .is_some_and(|d| labels::lands_in(d, h, anchor))
-                })
-            })
+        let sec_rank = |wanted: &[&String]| {
+            hits.iter()
+                .position(|h| labels::answers(&corpus, h, wanted))
         };
         let (file_strict, sec_strict) = (file_rank(&strict), sec_rank(&strict));
         let (file_rank, sec_rank) = (file_rank(&complete), sec_rank(&complete));

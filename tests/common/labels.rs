@@ -3,7 +3,7 @@
 //! a labelled section. Shared by `real_queries.rs` and `confidence_fit.rs`,
 //! so "answers" means the same in both.
 
-use lore::corpus::Document;
+use lore::corpus::{Corpus, Document};
 use lore::search::Hit;
 use serde::de::DeserializeOwned;
 
@@ -30,4 +30,26 @@ pub fn lands_in(doc: &Document, hit: &Hit, anchor: &str) -> bool {
             None => return false,
         }
     }
+}
+
+/// The labels a query is scored on: `expect` less those a later, blind
+/// review judged not to answer (`dropped`), plus those it found (`also`).
+pub fn completed<'a>(
+    expect: &'a [String],
+    also: &'a [String],
+    dropped: &'a [String],
+) -> Vec<&'a String> {
+    expect
+        .iter()
+        .filter(|l| !dropped.contains(l))
+        .chain(also)
+        .collect()
+}
+
+/// Whether `hit` lands in one of `labels` (`path#anchor`).
+pub fn answers(corpus: &Corpus, hit: &Hit, labels: &[&String]) -> bool {
+    labels.iter().any(|label| {
+        let (path, anchor) = label.split_once('#').expect("labels are path#anchor");
+        path == hit.path && corpus.get(path).is_some_and(|d| lands_in(d, hit, anchor))
+    })
 }
