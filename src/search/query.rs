@@ -442,6 +442,14 @@ fn strip_leading_marker(line: &str) -> &str {
             return &line[end + 1..];
         }
     }
+    // `[rank0]:` (torch.distributed prefixes every line of a rank's output).
+    if let Some(rest) = line.strip_prefix("[rank")
+        && let Some((n, after)) = rest.split_once("]:")
+        && !n.is_empty()
+        && n.bytes().all(|b| b.is_ascii_digit())
+    {
+        return after;
+    }
     // `Step 3/12 : RUN …` (the classic builder).
     if let Some(rest) = line.strip_prefix("Step ")
         && let Some((step, after)) = rest.split_once(' ')
@@ -492,6 +500,17 @@ mod tests {
 
     fn term_texts(q: &ParsedQuery) -> Vec<&str> {
         q.terms.iter().map(|t| t.text.as_str()).collect()
+    }
+
+    #[test]
+    fn a_ranks_prefix_is_a_marker() {
+        assert_eq!(
+            strip_markers("[rank3]: torch.distributed.DistBackendError: NCCL error"),
+            "torch.distributed.DistBackendError: NCCL error"
+        );
+        assert_eq!(strip_markers("[rank12]:Last error:"), "Last error:");
+        // Only a rank's number: other brackets stay.
+        assert_eq!(strip_markers("[rankX]: text"), "[rankX]: text");
     }
 
     #[test]

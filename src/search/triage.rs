@@ -75,6 +75,11 @@ pub fn pick(lines: &[&str]) -> Vec<Picked> {
         .map(|(i, l)| {
             if question && is_own_words(l) {
                 LineKind::OwnWords
+            } else if i > 0 && is_last_error_label(lines[i - 1]) && !l.trim().is_empty() {
+                // NCCL's `Last error:` is followed by the detail that
+                // decides (`Duplicate GPU detected : rank 1 and rank 0 both
+                // on CUDA device 60`), a line without an error word.
+                LineKind::Failure
             } else if i > 0 && is_frame(lines[i - 1]) && indent(l) > indent(lines[i - 1]) {
                 // The source line a traceback shows under a frame, indented
                 // below it (`raise ValueError(f"…")`), is code, not the
@@ -255,6 +260,12 @@ fn indent(line: &str) -> usize {
 }
 
 /// A Python traceback's frame: `  File "/x/y.py", line 12, in f`.
+/// NCCL's `Last error:` line (PyTorch prints it under a failed collective),
+/// which says that the next line is the detail.
+fn is_last_error_label(line: &str) -> bool {
+    strip_markers(line).trim_end().ends_with("Last error:")
+}
+
 fn is_frame(line: &str) -> bool {
     line.trim_start()
         .strip_prefix("File \"")
@@ -470,6 +481,18 @@ fn is_wrapper(lower: &str) -> bool {
         || lower.starts_with("ninja: build stopped")
         || lower.starts_with("error: subprocess-exited-with-error")
         || lower.starts_with("note: this error originates from a subprocess")
+        || is_launcher_summary(lower)
+}
+
+/// What a launcher prints after a child process it started failed: it names
+/// the child, not the cause, which the child printed above. torchrun's
+/// `ChildFailedError` block and its `failed (exitcode: 1) local_rank: 0 …
+/// of binary: …` line; Python's `subprocess.CalledProcessError: Command
+/// '['ninja', '-v']' returned non-zero exit status 1.` around a build.
+fn is_launcher_summary(lower: &str) -> bool {
+    lower.contains("childfailederror")
+        || (lower.contains("failed (exitcode:") && lower.contains("of binary:"))
+        || lower.contains("returned non-zero exit status")
 }
 
 /// A line in one of the forms tools report failures in.
@@ -829,6 +852,67 @@ time=\"2025-01-02T03:04:07Z\" level=info msg=\"shutting down\"
             picked
                 .iter()
                 .any(|p| p.line.contains("x49") && p.weight == DECIDING_WEIGHT)
+        );
+    }
+
+    /// torchrun's output when a rank fails: each rank's traceback under a
+    /// `[rankN]:` prefix, NCCL's `Last error:` and its detail, then the
+    /// launcher's `ChildFailedError` summary, which only names the child.
+    #[test]
+    fn a_launchers_summary_is_a_wrapper_and_the_ranks_error_decides() {
+        let log = "\
+[rank1]: Traceback (most recent call last):
+[rank1]:   File \"/work/train.py\", line 12, in <module>
+[rank1]:     dist.all_reduce(t)
+[rank1]: torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.cpp:93, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.28.9
+[rank1]: ncclInvalidUsage: This usually reflects invalid usage of NCCL library.
+[rank1]: Last error:
+[rank1]: Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1a000
+E0412 09:30:01.112000 2211 torch/distributed/elastic/multiprocessing/api.py:900] failed (exitcode: 1) local_rank: 0 (pid: 2230) of binary: /home/me/venv/bin/python3
+Traceback (most recent call last):
+  File \"/home/me/venv/bin/torchrun\", line 8, in <module>
+    sys.exit(main())
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+============================================================
+train.py FAILED
+  error_file: <N/A>
+";
+        let lines: Vec<&str> = log.lines().collect();
+        assert_eq!(
+            classify(lines[lines.len() - 4]),
+            LineKind::Wrapper,
+            "{}",
+            lines[lines.len() - 4]
+        );
+        let picked = pick(&lines);
+        let weight = |needle: &str| {
+            picked
+                .iter()
+                .find(|p| p.line.contains(needle))
+                .map(|p| p.weight)
+        };
+        assert_eq!(weight("Duplicate GPU detected"), Some(DECIDING_WEIGHT));
+        assert_eq!(weight("DistBackendError"), Some(FAILURE_WEIGHT));
+        assert_eq!(weight("ChildFailedError"), Some(HINT_WEIGHT));
+        assert_eq!(weight("of binary:"), Some(HINT_WEIGHT));
+    }
+
+    /// A build run through Python's subprocess ends in `CalledProcessError`,
+    /// which names the command (ninja), not the compiler error above it.
+    #[test]
+    fn a_called_process_error_is_a_wrapper() {
+        let log = "\
+nvcc fatal   : Unsupported gpu architecture 'compute_35'
+ninja: build stopped: subcommand failed.
+subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.";
+        let lines: Vec<&str> = log.lines().collect();
+        assert_eq!(classify(lines[2]), LineKind::Wrapper);
+        let picked = pick(&lines);
+        assert!(
+            picked
+                .iter()
+                .any(|p| p.line.starts_with("nvcc fatal") && p.weight == DECIDING_WEIGHT),
+            "{picked:?}"
         );
     }
 }
