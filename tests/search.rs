@@ -421,6 +421,45 @@ fn a_pasted_build_log_finds_its_error() {
     );
 }
 
+/// torchrun prints each rank's error under a `[rankN]:` prefix and then its
+/// own `ChildFailedError` summary, which only names the child. Pasted
+/// whole, the log is answered by the rank's error: here NCCL's detail after
+/// `Last error:`, not the launcher's summary.
+#[test]
+fn a_pasted_torchrun_log_is_answered_by_the_ranks_error() {
+    let index = shipped();
+    let log = "\
+[rank0]: Traceback (most recent call last):
+[rank0]:   File \"/srv/app/train_ddp.py\", line 41, in <module>
+[rank0]:     dist.all_reduce(grad)
+[rank0]: torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.cpp:93, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.27.3
+[rank0]: ncclInvalidUsage: This usually reflects invalid usage of NCCL library.
+[rank0]: Last error:
+[rank0]: Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 3b000
+E0301 14:02:11.530000 9120 torch/distributed/elastic/multiprocessing/api.py:874] failed (exitcode: 1) local_rank: 0 (pid: 9141) of binary: /srv/env/bin/python
+Traceback (most recent call last):
+  File \"/srv/env/bin/torchrun\", line 8, in <module>
+    sys.exit(main())
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+============================================================
+train_ddp.py FAILED
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  rank      : 0 (local_rank: 0)
+  exitcode  : 1 (pid: 9141)
+  error_file: <N/A>
+  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
+";
+    let hits = index.query(log, 3);
+    assert!(
+        hits.first()
+            .is_some_and(|h| h.heading.contains("Duplicate GPU detected")),
+        "{:?}",
+        hits.iter().map(|h| &h.heading).collect::<Vec<_>>()
+    );
+}
+
 #[test]
 fn nonsense_and_empty_queries_give_nothing_without_failing() {
     let index = shipped();
