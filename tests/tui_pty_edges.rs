@@ -306,12 +306,14 @@ fn a_pasted_log_shows_its_deciding_line_and_the_document_marks_only_rare_words()
         words.iter().any(|w| w.contains("libcupti")),
         "{words:?}\n{marked}"
     );
+    // (`directory` left this list on 2026-11-27: the knowledge grown that day
+    // made it a word of fewer than a tenth of the sections, which is rare
+    // enough to mark; see `search::rare`.)
     for common in [
         "file",
         "line",
         "error",
         "no",
-        "directory",
         "traceback",
         "most",
         "recent",
