@@ -263,7 +263,9 @@ fn indent(line: &str) -> usize {
 /// NCCL's `Last error:` line (PyTorch prints it under a failed collective),
 /// which says that the next line is the detail.
 fn is_last_error_label(line: &str) -> bool {
-    strip_markers(line).trim_end().ends_with("Last error:")
+    // The cheap test first: most lines of a log are not this one, and
+    // `strip_markers` copies the line.
+    line.contains("Last error:") && strip_markers(line).trim_end().ends_with("Last error:")
 }
 
 fn is_frame(line: &str) -> bool {
