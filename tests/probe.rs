@@ -784,3 +784,32 @@ fn dockerfile_patterns_settle_what_the_file_shows_and_nothing_more() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `lore probe` prints the size of /dev/shm with its unit, as a reader
+/// needs it; JSON keeps the bare number that a cause's `check` compares
+/// (`shm.size <= 64`).
+#[test]
+fn the_size_of_dev_shm_is_printed_with_its_unit() {
+    let dir = tempfile::tempdir().unwrap();
+    let proc = dir.path().join("proc/self");
+    fs::create_dir_all(&proc).unwrap();
+    fs::write(
+        proc.join("mounts"),
+        "overlay / overlay rw,relatime 0 0\nshm /dev/shm tmpfs rw,nosuid,nodev,noexec,relatime,size=65536k 0 0\n",
+    )
+    .unwrap();
+    let r = dir.path().display().to_string();
+    let home = home();
+    let out = lore(&home)
+        .args(["probe", "--root", &r, "--color", "never"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("shm.size"))
+        .unwrap_or_else(|| panic!("no shm.size line in:\n{text}"));
+    assert_eq!(line.split_whitespace().collect::<Vec<_>>(), ["shm.size", "64", "MiB"]);
+    let (_, json, _) = json_of(&["probe", "--root", &r, "--json"]);
+    assert_eq!(facts(&json, "shm.size")[0].0, "64");
+}

@@ -68,7 +68,13 @@ pub fn run(settings: &Settings, args: &ProbeArgs, options: &ProbeOptions) -> any
     let width = facts.iter().map(|f| f.fact.len()).max().unwrap_or(0);
     for f in &facts {
         let name = format!("{:<width$}", f.fact);
-        writeln!(out, "{}  {}", bold(&name), inline(&f.value))?;
+        // A number with a unit reads as one (`131072 MiB`); JSON keeps the
+        // bare value that conditions compare.
+        let value = match probe::fact_name(&f.fact).and_then(|n| n.unit) {
+            Some(unit) => format!("{} {unit}", f.value),
+            None => f.value.clone(),
+        };
+        writeln!(out, "{}  {}", bold(&name), inline(&value))?;
         for e in &f.evidence {
             writeln!(out, "{:width$}    {}", "", inline(e))?;
         }

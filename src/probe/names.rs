@@ -40,6 +40,9 @@ pub struct FactName {
     pub scope: Scope,
     /// One line: what the value is and where it is read.
     pub doc: &'static str,
+    /// The unit of a number value (`MiB`), which `lore probe` prints after
+    /// it; conditions compare the bare number.
+    pub unit: Option<&'static str>,
 }
 
 const fn fact(name: &'static str, many: Many, scope: Scope, doc: &'static str) -> FactName {
@@ -48,6 +51,16 @@ const fn fact(name: &'static str, many: Many, scope: Scope, doc: &'static str) -
         many,
         scope,
         doc,
+        unit: None,
+    }
+}
+
+impl FactName {
+    const fn in_unit(self, unit: &'static str) -> FactName {
+        FactName {
+            unit: Some(unit),
+            ..self
+        }
     }
 }
 
@@ -68,7 +81,7 @@ pub const FACT_NAMES: &[FactName] = &[
     fact("gpu", Any, Machine, "a GPU's model, from /proc/driver/nvidia/gpus/*/information"),
     fact("gpu.capability", Any, Machine, "a GPU's compute capability, from its model (NVIDIA's CUDA GPUs table)"),
     fact("nvidia_uvm", Each, Machine, "`loaded` or `not loaded`: the nvidia_uvm kernel module, from /proc/modules"),
-    fact("shm.size", Each, Machine, "the size of /dev/shm in MiB, from /proc/self/mounts"),
+    fact("shm.size", Each, Machine, "the size of /dev/shm in MiB, from /proc/self/mounts").in_unit("MiB"),
     fact("torch", Each, Files, "an installed torch's version, from torch/version.py"),
     fact("torch.cuda", Each, Files, "the CUDA version that torch was built with, or `none (CPU)`"),
     fact("torch.install", Each, Files, "how that torch was installed: `wheel (pip)`, `conda`, `source` …"),
