@@ -809,7 +809,10 @@ fn the_size_of_dev_shm_is_printed_with_its_unit() {
         .lines()
         .find(|l| l.starts_with("shm.size"))
         .unwrap_or_else(|| panic!("no shm.size line in:\n{text}"));
-    assert_eq!(line.split_whitespace().collect::<Vec<_>>(), ["shm.size", "64", "MiB"]);
+    assert_eq!(
+        line.split_whitespace().collect::<Vec<_>>(),
+        ["shm.size", "64", "MiB"]
+    );
     let (_, json, _) = json_of(&["probe", "--root", &r, "--json"]);
     assert_eq!(facts(&json, "shm.size")[0].0, "64");
 }

@@ -1020,3 +1020,77 @@ fn a_quoted_message_matches_with_other_variable_parts() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// CMake's message is its indented body; its header only says where. A
+/// configure log that names a compiler path that does not exist is
+/// answered by the section on CMake not finding the CUDA compiler.
+#[test]
+fn a_pasted_cmake_error_is_answered_by_its_body() {
+    let index = shipped();
+    let log = "\
+-- The CXX compiler identification is GNU 12.3.0
+-- The CUDA compiler identification is unknown
+CMake Error at CMakeLists.txt:3 (project):
+  The CMAKE_CUDA_COMPILER:
+
+    /usr/local/cuda-12.6/bin/nvcc
+
+  is not a full path to an existing compiler tool.
+
+  Tell CMake where to find the compiler by setting either the environment
+  variable \"CUDACXX\" or the CMake cache entry CMAKE_CUDA_COMPILER to the full
+  path to the compiler, or to the compiler name if it is in the PATH.
+
+
+-- Configuring incomplete, errors occurred!
+";
+    let hits = index.query(log, 3);
+    assert!(
+        hits.first()
+            .is_some_and(|h| h.anchor == "no-cmake_cuda_compiler-could-be-found"),
+        "{:?}",
+        hits.iter().map(|h| &h.anchor).collect::<Vec<_>>()
+    );
+}
+
+/// A compute-sanitizer report repeats one finding per thread under
+/// `========= ` prefixes; the finding, not the last details (addresses,
+/// host frames), is what lore searches for.
+#[test]
+fn a_pasted_sanitizer_report_is_searched_by_its_finding() {
+    let index = shipped();
+    let mut log = String::from("========= COMPUTE-SANITIZER\n");
+    for t in 0..3 {
+        log.push_str(&format!(
+            "========= Uninitialized __global__ memory read of size 4 bytes\n\
+             =========     at add_one(const float *, float *)+0x80 in add.cu:7\n\
+             =========     by thread ({t},0,0) in block (0,0,0)\n\
+             =========     Address 0x7f52a4600{t}0\n\
+             =========     Saved host backtrace up to driver entry point at kernel launch time\n\
+             =========         Host Frame: main [0x91c4] in add\n\
+             ========= \n"
+        ));
+    }
+    log.push_str("========= ERROR SUMMARY: 3 errors\n");
+    let searched = lore::search::query::parse(&log).searched;
+    assert!(
+        searched
+            .iter()
+            .any(|l| l.contains("Uninitialized __global__ memory read")),
+        "{searched:?}"
+    );
+    assert!(
+        !searched.iter().any(|l| l.contains("Saved host backtrace")),
+        "{searched:?}"
+    );
+    let hits = index.query(&log, 3);
+    assert!(
+        hits.iter()
+            .take(3)
+            .all(|h| h.path.starts_with("cuda/12-kernel-debugging")),
+        "{:?}",
+        hits.iter()
+            .map(|h| (&h.path, &h.anchor))
+            .collect::<Vec<_>>()
+    );
+}

@@ -70,7 +70,7 @@ pub fn run(settings: &Settings, args: &ProbeArgs, options: &ProbeOptions) -> any
         let name = format!("{:<width$}", f.fact);
         // A number with a unit reads as one (`131072 MiB`); JSON keeps the
         // bare value that conditions compare.
-        let value = match probe::fact_name(&f.fact).and_then(|n| n.unit) {
+        let value = match probe::fact_name(f.fact).and_then(|n| n.unit) {
             Some(unit) => format!("{} {unit}", f.value),
             None => f.value.clone(),
         };

@@ -60,7 +60,8 @@ pub enum LineKind {
 /// One line chosen to search for.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Picked {
-    /// The line as pasted, trimmed.
+    /// The line as pasted, trimmed; for a CMake message, its header and
+    /// body joined into one line.
     pub line: String,
     /// How much its terms count (see the `*_WEIGHT` constants).
     pub weight: f32,
@@ -69,7 +70,7 @@ pub struct Picked {
 /// The lines of `lines` worth searching for, in log order, each once.
 pub fn pick(lines: &[&str]) -> Vec<Picked> {
     let question = is_question(lines);
-    let kinds: Vec<LineKind> = lines
+    let mut kinds: Vec<LineKind> = lines
         .iter()
         .enumerate()
         .map(|(i, l)| {
@@ -91,6 +92,30 @@ pub fn pick(lines: &[&str]) -> Vec<Picked> {
             }
         })
         .collect();
+    // A CMake message is a header that says where and an indented body that
+    // says what, in words with no error word in them: the two are searched
+    // as one line, in the header's place.
+    let mut joined: Vec<Option<String>> = vec![None; lines.len()];
+    let mut i = 0;
+    while i < lines.len() {
+        if !is_cmake_header(lines[i]) {
+            i += 1;
+            continue;
+        }
+        let (end, body) = cmake_body(lines, i);
+        if !body.is_empty() {
+            let words: Vec<&str> = body
+                .iter()
+                .take(MAX_BODY_LINES)
+                .map(String::as_str)
+                .collect();
+            joined[i] = Some(format!("{} {}", strip_markers(lines[i]), words.join(" ")));
+            for kind in &mut kinds[i + 1..end] {
+                *kind = LineKind::Noise;
+            }
+        }
+        i = end;
+    }
     // The user's own words are all searched, and not counted against the
     // log's lines.
     let own: Vec<(usize, f32)> = kinds
@@ -144,7 +169,7 @@ pub fn pick(lines: &[&str]) -> Vec<Picked> {
     chosen.sort_by_key(|&(i, _)| i);
     let mut out: Vec<Picked> = Vec::new();
     for (i, weight) in chosen {
-        let line = lines[i].trim();
+        let line = joined[i].as_deref().unwrap_or_else(|| lines[i].trim());
         match out.iter_mut().find(|p| p.line == line) {
             Some(seen) => seen.weight = seen.weight.max(weight),
             None => out.push(Picked {
@@ -254,6 +279,71 @@ fn is_own_words(line: &str) -> bool {
             && matches!(classify(line), LineKind::Plain | LineKind::Hint))
 }
 
+/// At most this many lines of a CMake message's body are searched.
+const MAX_BODY_LINES: usize = 8;
+
+/// `CMake Error at CMakeLists.txt:2 (project):`, `CMake Warning (dev) at
+/// …:`, `CMake Error:`: the header of a message whose body follows,
+/// indented.
+fn is_cmake_header(line: &str) -> bool {
+    // The cheap test first: `strip_markers` copies the line.
+    if !line.contains("CMake ") {
+        return false;
+    }
+    let body = strip_markers(line);
+    (body.starts_with("CMake Error")
+        || body.starts_with("CMake Warning")
+        || body.starts_with("CMake Deprecation Warning"))
+        && body.trim_end().ends_with(':')
+}
+
+/// The body under the CMake header at `header`: the lines indented below
+/// where the header's text starts (under a BuildKit step's `#12 3.402 `
+/// too), blank lines inside included; its end (one past its last line) and
+/// the text of its lines that are not blank.
+fn cmake_body(lines: &[&str], header: usize) -> (usize, Vec<String>) {
+    let at = lines[header].find("CMake").unwrap_or(0);
+    let (mut end, mut text) = (header + 1, Vec::new());
+    for (k, line) in lines.iter().enumerate().skip(header + 1) {
+        // Blank, or blank after a BuildKit step's prefix (`#9 4.211`).
+        if line.trim_end().len() <= at || strip_markers(line).is_empty() {
+            continue;
+        }
+        let Some(rest) = line.get(at..).filter(|r| r.starts_with([' ', '\t'])) else {
+            break;
+        };
+        text.push(rest.trim().to_string());
+        end = k + 1;
+    }
+    (end, text)
+}
+
+/// What a compute-sanitizer (or cuda-memcheck) line is. Each of its lines
+/// starts with `========= `; a report starts right after it (`Invalid
+/// __global__ write of size 4 bytes`, `Uninitialized __global__ memory
+/// read …`, `Program hit cudaErrorInvalidValue …`), in words that need not
+/// hold an error word, and its details are indented further (`at k()+0x60
+/// in a.cu:2`, `Address 0x…`, host frames).
+fn sanitizer_kind(line: &str) -> Option<LineKind> {
+    let rest = line.trim_start().strip_prefix("=========")?;
+    if rest.starts_with('=') {
+        // A rule of `=` signs (pytest's `==== 1 failed ====`), not this.
+        return None;
+    }
+    let text = rest.trim();
+    Some(
+        if text.is_empty() || text == "COMPUTE-SANITIZER" || text == "CUDA-MEMCHECK" {
+            LineKind::Noise
+        } else if rest.starts_with("  ") {
+            LineKind::Plain
+        } else if text.starts_with("ERROR SUMMARY") || text.starts_with("LEAK SUMMARY") {
+            LineKind::Wrapper
+        } else {
+            LineKind::Failure
+        },
+    )
+}
+
 /// How many spaces or tabs `line` starts with.
 fn indent(line: &str) -> usize {
     line.len() - line.trim_start_matches([' ', '\t']).len()
@@ -283,6 +373,9 @@ pub fn classify(line: &str) -> LineKind {
         })
     {
         return LineKind::Noise;
+    }
+    if let Some(kind) = sanitizer_kind(line) {
+        return kind;
     }
     let body = strip_markers(line);
     let body = body.trim();
@@ -916,5 +1009,106 @@ subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit 
                 .any(|p| p.line.starts_with("nvcc fatal") && p.weight == DECIDING_WEIGHT),
             "{picked:?}"
         );
+    }
+
+    /// CMake says where in its header and what in an indented body with no
+    /// error word; searched apart, only the header (`CMake Error at
+    /// CMakeLists.txt:2 (project):`) and `Configuring incomplete` were
+    /// left, which every CMake failure shares.
+    #[test]
+    fn a_cmake_message_is_searched_with_its_body() {
+        let log = "\
+-- The CUDA compiler identification is unknown
+CMake Error at CMakeLists.txt:4 (project):
+  The CMAKE_CUDA_COMPILER:
+
+    /opt/cuda-12.9/bin/nvcc
+
+  is not a full path to an existing compiler tool.
+
+Call Stack (most recent call first):
+  CMakeLists.txt:4 (project)
+
+-- Configuring incomplete, errors occurred!";
+        let lines: Vec<&str> = log.lines().collect();
+        let picked = pick(&lines);
+        let message = picked
+            .iter()
+            .find(|p| p.line.starts_with("CMake Error at"))
+            .unwrap_or_else(|| panic!("{picked:?}"));
+        assert_eq!(
+            message.line,
+            "CMake Error at CMakeLists.txt:4 (project): The CMAKE_CUDA_COMPILER: \
+             /opt/cuda-12.9/bin/nvcc is not a full path to an existing compiler tool."
+        );
+        assert_eq!(message.weight, DECIDING_WEIGHT);
+        // The body is searched once, inside the message, and the call stack
+        // below it is not part of it.
+        assert!(
+            !picked
+                .iter()
+                .any(|p| p.line.starts_with("is not a full path"))
+        );
+        assert!(!message.line.contains("Call Stack"));
+    }
+
+    /// Under BuildKit each line carries the step's `#12 3.402 ` prefix; the
+    /// body's indentation follows it.
+    #[test]
+    fn a_cmake_message_under_a_buildkit_step_keeps_its_body() {
+        let log = "\
+#9 4.211 CMake Error at /usr/share/cmake-3.28/Modules/Internal/CMakeCUDAArchitecturesValidate.cmake:7 (message):
+#9 4.211   CMAKE_CUDA_ARCHITECTURES:
+#9 4.211
+#9 4.211     sm_86
+#9 4.211
+#9 4.211   is not one of the following:
+#9 4.212 -- Configuring incomplete, errors occurred!";
+        let lines: Vec<&str> = log.lines().collect();
+        let picked = pick(&lines);
+        assert!(
+            picked.iter().any(|p| p.line.ends_with(
+                "(message): CMAKE_CUDA_ARCHITECTURES: sm_86 is not one of the following:"
+            )),
+            "{picked:?}"
+        );
+    }
+
+    /// compute-sanitizer prefixes every line with `========= `; a report's
+    /// first line (`Uninitialized __global__ memory read …`) has no error
+    /// word and decides, its indented details do not.
+    #[test]
+    fn a_sanitizer_report_line_is_a_failure_and_its_details_are_not() {
+        for (line, kind) in [
+            ("========= COMPUTE-SANITIZER", LineKind::Noise),
+            (
+                "========= Invalid __global__ write of size 4 bytes",
+                LineKind::Failure,
+            ),
+            (
+                "========= Uninitialized __global__ memory read of size 4 bytes",
+                LineKind::Failure,
+            ),
+            (
+                "=========     at scale(float *)+0x70 in kernels.cu:12",
+                LineKind::Plain,
+            ),
+            (
+                "=========     Address 0x7f3c1a800010 is out of bounds",
+                LineKind::Plain,
+            ),
+            (
+                "=========         Host Frame: [0x2ef045] in libcuda.so.1",
+                LineKind::Plain,
+            ),
+            ("========= ", LineKind::Noise),
+            ("========= ERROR SUMMARY: 32 errors", LineKind::Wrapper),
+            (
+                "=================== 2 failed in 0.31s ===================",
+                LineKind::Hint,
+            ),
+        ] {
+            assert_eq!(classify(line), kind, "{line}");
+        }
     }
 }
