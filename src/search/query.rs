@@ -450,6 +450,12 @@ fn strip_leading_marker(line: &str) -> &str {
     {
         return after;
     }
+    // pytest's `E   ` before each line of the exception it reports
+    // (`E   RuntimeError: …`); apt's `E: ` has a colon and glog's `E1127`
+    // no space, so neither is taken for it.
+    if let Some(rest) = line.strip_prefix("E   ") {
+        return rest;
+    }
     // `Step 3/12 : RUN …` (the classic builder).
     if let Some(rest) = line.strip_prefix("Step ")
         && let Some((step, after)) = rest.split_once(' ')

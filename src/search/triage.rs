@@ -116,6 +116,31 @@ pub fn pick(lines: &[&str]) -> Vec<Picked> {
         }
         i = end;
     }
+    // pytest prints an exception's message with `E   ` before each of its
+    // lines, and the line that decides is often not the first (`E
+    // Outdated cuDNN installation found.`): the lines are searched as one,
+    // in the first one's place.
+    let mut i = 0;
+    while i < lines.len() {
+        let end = lines[i..]
+            .iter()
+            .position(|l| !is_pytest_error(l))
+            .map_or(lines.len(), |n| i + n);
+        if end > i + 1 && joined[i].is_none() {
+            let words: Vec<String> = lines[i..end]
+                .iter()
+                .take(MAX_BODY_LINES)
+                .map(|l| strip_markers(l))
+                .filter(|l| !l.is_empty())
+                .collect();
+            joined[i] = Some(words.join(" "));
+            kinds[i] = LineKind::Failure;
+            for kind in &mut kinds[i + 1..end] {
+                *kind = LineKind::Noise;
+            }
+        }
+        i = end.max(i + 1);
+    }
     // The user's own words are all searched, and not counted against the
     // log's lines.
     let own: Vec<(usize, f32)> = kinds
@@ -279,7 +304,13 @@ fn is_own_words(line: &str) -> bool {
             && matches!(classify(line), LineKind::Plain | LineKind::Hint))
 }
 
-/// At most this many lines of a CMake message's body are searched.
+/// pytest's `E   ` line: a line of the exception a test failed with.
+fn is_pytest_error(line: &str) -> bool {
+    line.starts_with("E   ")
+}
+
+/// At most this many lines of a CMake message's body (or of a pytest
+/// exception) are searched.
 const MAX_BODY_LINES: usize = 8;
 
 /// `CMake Error at CMakeLists.txt:2 (project):`, `CMake Warning (dev) at
@@ -380,6 +411,12 @@ pub fn classify(line: &str) -> LineKind {
     let body = strip_markers(line);
     let body = body.trim();
     if body.is_empty() || is_noise(body) {
+        return LineKind::Noise;
+    }
+    // A `raise` statement is source code that a test runner or a traceback
+    // shows (pytest prints the failing line's source above its `E   `
+    // lines); the message it raises is on a line of its own.
+    if body.starts_with("raise ") && body.contains('(') {
         return LineKind::Noise;
     }
     let lower = body.to_lowercase();
@@ -1110,5 +1147,41 @@ Call Stack (most recent call first):
         ] {
             assert_eq!(classify(line), kind, "{line}");
         }
+    }
+
+    /// pytest reports a failed test's exception with `E   ` before each of
+    /// its lines, under the source line that raised it. The line that says
+    /// what is wrong (`Outdated cuDNN installation found.`) is often a later
+    /// one, so the lines are searched together; the `raise` is code.
+    #[test]
+    fn a_pytest_exception_is_searched_whole_and_its_raise_is_code() {
+        let log = "\
+    def backends():
+>       raise RuntimeError(f\"Unable to initialize backend '{platform}': {err}\")
+E   RuntimeError: Unable to initialize backend 'cuda': FAILED_PRECONDITION
+E   Outdated cuDNN installation found.
+E   Minimum supported: 9100
+
+tests/test_gpu.py:31: RuntimeError";
+        let lines: Vec<&str> = log.lines().collect();
+        assert_eq!(classify(lines[1]), LineKind::Noise);
+        let picked = pick(&lines);
+        let message = picked
+            .iter()
+            .find(|p| {
+                p.line
+                    .starts_with("RuntimeError: Unable to initialize backend")
+            })
+            .unwrap_or_else(|| panic!("{picked:?}"));
+        assert!(
+            message
+                .line
+                .contains("Outdated cuDNN installation found. Minimum supported: 9100"),
+            "{message:?}"
+        );
+        assert!(
+            !picked.iter().any(|p| p.line.contains("raise ")),
+            "{picked:?}"
+        );
     }
 }
