@@ -61,7 +61,8 @@ pub enum LineKind {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Picked {
     /// The line as pasted, trimmed; for a CMake message, its header and
-    /// body joined into one line.
+    /// body joined into one line, and for a pytest exception its `E   `
+    /// lines.
     pub line: String,
     /// How much its terms count (see the `*_WEIGHT` constants).
     pub weight: f32,
@@ -109,10 +110,8 @@ pub fn pick(lines: &[&str]) -> Vec<Picked> {
                 .take(MAX_BODY_LINES)
                 .map(String::as_str)
                 .collect();
-            joined[i] = Some(format!("{} {}", strip_markers(lines[i]), words.join(" ")));
-            for kind in &mut kinds[i + 1..end] {
-                *kind = LineKind::Noise;
-            }
+            let text = format!("{} {}", strip_markers(lines[i]), words.join(" "));
+            join_block(&mut kinds, &mut joined, i..end, text);
         }
         i = end;
     }
@@ -133,11 +132,8 @@ pub fn pick(lines: &[&str]) -> Vec<Picked> {
                 .map(|l| strip_markers(l))
                 .filter(|l| !l.is_empty())
                 .collect();
-            joined[i] = Some(words.join(" "));
             kinds[i] = LineKind::Failure;
-            for kind in &mut kinds[i + 1..end] {
-                *kind = LineKind::Noise;
-            }
+            join_block(&mut kinds, &mut joined, i..end, words.join(" "));
         }
         i = end.max(i + 1);
     }
@@ -302,6 +298,20 @@ fn is_own_words(line: &str) -> bool {
         || (is_in_words(line)
             && !line.trim_end().ends_with(':')
             && matches!(classify(line), LineKind::Plain | LineKind::Hint))
+}
+
+/// Searches the lines of `block` as one line, `text`, in the place of its
+/// first: the others are not searched on their own.
+fn join_block(
+    kinds: &mut [LineKind],
+    joined: &mut [Option<String>],
+    block: std::ops::Range<usize>,
+    text: String,
+) {
+    joined[block.start] = Some(text);
+    for kind in &mut kinds[block.start + 1..block.end] {
+        *kind = LineKind::Noise;
+    }
 }
 
 /// pytest's `E   ` line: a line of the exception a test failed with.
