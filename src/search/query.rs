@@ -322,6 +322,12 @@ fn push_term(terms: &mut Vec<QueryTerm>, term: QueryTerm) {
     }
 }
 
+/// pytest's mark before each line of the exception a failed test raised
+/// (`E   RuntimeError: …`): a marker here, and what groups those lines into
+/// one message in `triage`. apt's `E: ` has a colon and glog's `E1127` no
+/// space, so neither is taken for it.
+pub const PYTEST_ERROR_MARK: &str = "E   ";
+
 /// `line` without escape codes and leading build-step and progress markers
 /// (`#12 3.402 `, `Step 3/12 : `, `[ 45%] `): what the program printed.
 pub fn strip_markers(line: &str) -> String {
@@ -450,10 +456,8 @@ fn strip_leading_marker(line: &str) -> &str {
     {
         return after;
     }
-    // pytest's `E   ` before each line of the exception it reports
-    // (`E   RuntimeError: …`); apt's `E: ` has a colon and glog's `E1127`
-    // no space, so neither is taken for it.
-    if let Some(rest) = line.strip_prefix("E   ") {
+    // pytest's `E   ` (see `PYTEST_ERROR_MARK`).
+    if let Some(rest) = line.strip_prefix(PYTEST_ERROR_MARK) {
         return rest;
     }
     // `Step 3/12 : RUN …` (the classic builder).

@@ -31,7 +31,7 @@
 //! the paragraph that names the subject must not be dropped for the one that
 //! says "error". This module only reads text; it never touches the index.
 
-use super::query::strip_markers;
+use super::query::{PYTEST_ERROR_MARK, strip_markers};
 
 /// At most this many lines of a log are searched.
 pub const MAX_LINES: usize = 12;
@@ -316,7 +316,7 @@ fn join_block(
 
 /// pytest's `E   ` line: a line of the exception a test failed with.
 fn is_pytest_error(line: &str) -> bool {
-    line.starts_with("E   ")
+    line.starts_with(PYTEST_ERROR_MARK)
 }
 
 /// At most this many lines of a CMake message's body (or of a pytest
