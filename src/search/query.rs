@@ -407,7 +407,7 @@ fn strip_escapes(line: &str) -> String {
     out
 }
 
-fn strip_leading_marker(line: &str) -> &str {
+pub(crate) fn strip_leading_marker(line: &str) -> &str {
     // BuildKit: `#12 3.402 message` or `#12 [builder 3/7] RUN …`.
     if let Some(rest) = line.strip_prefix('#') {
         let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();

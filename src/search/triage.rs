@@ -31,7 +31,7 @@
 //! the paragraph that names the subject must not be dropped for the one that
 //! says "error". This module only reads text; it never touches the index.
 
-use super::query::{PYTEST_ERROR_MARK, strip_markers};
+use super::query::{self, PYTEST_ERROR_MARK, strip_markers};
 
 /// At most this many lines of a log are searched.
 pub const MAX_LINES: usize = 12;
@@ -136,6 +136,32 @@ pub fn pick(lines: &[&str]) -> Vec<Picked> {
             join_block(&mut kinds, &mut joined, i..end, words.join(" "));
         }
         i = end.max(i + 1);
+    }
+    // Python prints an exception as `Name: message`. A message that starts
+    // with a newline leaves the name alone on its line (`ValueError:`), and
+    // the words that decide are the plain lines under it (numba's `Kernel
+    // launch configuration was not specified.`): they are searched with the
+    // name, in its place.
+    for i in 0..lines.len() {
+        if joined[i].is_some() || kinds[i] != LineKind::Failure || !is_bare_exception(lines[i]) {
+            continue;
+        }
+        let mut words = vec![strip_markers(lines[i])];
+        let mut end = i + 1;
+        for (k, line) in lines.iter().enumerate().skip(i + 1) {
+            let text = strip_markers(line);
+            if text.is_empty() {
+                continue;
+            }
+            if kinds[k] != LineKind::Plain || words.len() > MAX_BODY_LINES {
+                break;
+            }
+            words.push(text);
+            end = k + 1;
+        }
+        if words.len() > 1 {
+            join_block(&mut kinds, &mut joined, i..end, words.join(" "));
+        }
     }
     // The user's own words are all searched, and not counted against the
     // log's lines.
@@ -315,6 +341,19 @@ fn join_block(
 }
 
 /// pytest's `E   ` line: a line of the exception a test failed with.
+/// A Python exception's name alone on its line (`ValueError:`,
+/// `numba.core.errors.TypingError:`): its message is on the lines below.
+fn is_bare_exception(line: &str) -> bool {
+    let body = strip_markers(line);
+    body.strip_suffix(':').is_some_and(|name| {
+        !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+            && is_failure(&body, &body.to_lowercase())
+    })
+}
+
 fn is_pytest_error(line: &str) -> bool {
     line.starts_with(PYTEST_ERROR_MARK)
 }
@@ -366,7 +405,8 @@ fn cmake_body(lines: &[&str], header: usize) -> (usize, Vec<String>) {
 /// hold an error word, and its details are indented further (`at k()+0x60
 /// in a.cu:2`, `Address 0x…`, host frames).
 fn sanitizer_kind(line: &str) -> Option<LineKind> {
-    let rest = line.trim_start().strip_prefix("=========")?;
+    // Under `docker build` each line has BuildKit's `#12 3.402 ` first.
+    let rest = unmarked(line).trim_start().strip_prefix("=========")?;
     if rest.starts_with('=') {
         // A rule of `=` signs (pytest's `==== 1 failed ====`), not this.
         return None;
@@ -385,9 +425,25 @@ fn sanitizer_kind(line: &str) -> Option<LineKind> {
     )
 }
 
-/// How many spaces or tabs `line` starts with.
+/// How many spaces or tabs `line` starts with after its markers: under
+/// torchrun's `[rank0]:` or BuildKit's `#12 3.402 `, a traceback's
+/// indentation follows the prefix.
 fn indent(line: &str) -> usize {
-    line.len() - line.trim_start_matches([' ', '\t']).len()
+    let rest = unmarked(line);
+    rest.len() - rest.trim_start_matches([' ', '\t']).len()
+}
+
+/// `line` after its leading markers, with the spaces that follow the last.
+fn unmarked(line: &str) -> &str {
+    let mut rest = line;
+    loop {
+        let trimmed = rest.trim_start();
+        let after = query::strip_leading_marker(trimmed);
+        if after.len() == trimmed.len() {
+            return rest;
+        }
+        rest = after;
+    }
 }
 
 /// A Python traceback's frame: `  File "/x/y.py", line 12, in f`.
@@ -400,7 +456,8 @@ fn is_last_error_label(line: &str) -> bool {
 }
 
 fn is_frame(line: &str) -> bool {
-    line.trim_start()
+    unmarked(line)
+        .trim_start()
         .strip_prefix("File \"")
         .is_some_and(|rest| rest.contains("\", line "))
 }
@@ -778,6 +835,70 @@ mod tests {
         assert!(picked[0].line.starts_with("RuntimeError"));
     }
 
+    /// An exception whose message starts with a newline prints its name
+    /// alone (`ValueError:`); the plain lines under it are its message, and
+    /// are searched with it (numba-cuda's missing launch configuration).
+    #[test]
+    fn an_exception_with_its_message_below_its_name_is_searched_whole() {
+        let lines = [
+            "Traceback (most recent call last):",
+            "  File \"<string>\", line 9, in <module>",
+            "  File \"/v/numba_cuda/numba/cuda/dispatcher.py\", line 1826, in __call__",
+            "    raise ValueError(missing_launch_config_msg)",
+            "ValueError: ",
+            "Kernel launch configuration was not specified. Use the syntax:",
+            "",
+            "kernel_function[blockspergrid, threadsperblock](arg0, arg1, ..., argn)",
+            "",
+        ];
+        let picked = pick(&lines);
+        assert_eq!(picked.len(), 1, "{picked:?}");
+        assert!(
+            picked[0]
+                .line
+                .starts_with("ValueError: Kernel launch configuration was not specified."),
+            "{picked:?}"
+        );
+        // A message on the name's own line is searched as it is, and a
+        // warning after it is not taken for its message.
+        let lines = [
+            "ValueError: Number of devices 1 must be >= the product of mesh_shape (2,)",
+            "[W1127 05:27:20.092163041 ProcessGroupNCCL.cpp:1575] Warning: WARNING: destroy_process_group() was not called",
+        ];
+        let picked = pick(&lines);
+        assert!(picked.iter().any(|p| p.line == lines[0]), "{picked:?}");
+    }
+
+    /// torchrun prefixes each line of a rank's output with `[rankN]:`, and
+    /// BuildKit each line of a step with `#12 3.402 `: the traceback's
+    /// indentation comes after the prefix, and its source lines are still
+    /// code.
+    #[test]
+    fn a_frames_source_line_under_a_prefix_is_not_searched() {
+        let ranks = [
+            "[rank1]: Traceback (most recent call last):",
+            "[rank1]:   File \"/w/train.py\", line 40, in <module>",
+            "[rank1]:     dist.init_process_group(\"nccl\", device_id=dev)",
+            "[rank1]:   File \"/v/torch/distributed/c10d_logger.py\", line 81, in wrapper",
+            "[rank1]:     return func(*args, **kwargs)",
+            "[rank1]:   File \"/v/torch/distributed/distributed_c10d.py\", line 1710, in init_process_group",
+            "[rank1]:     raise ValueError(\"trying to initialize the default process group twice!\")",
+            "[rank1]: ValueError: trying to initialize the default process group twice!",
+        ];
+        let buildkit = [
+            "#9 2.113 Traceback (most recent call last):",
+            "#9 2.113   File \"/opt/setup.py\", line 12, in <module>",
+            "#9 2.113     raise RuntimeError(\"CUDA_HOME is not set: cannot build the extension\")",
+            "#9 2.114 OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
+        ];
+        for lines in [&ranks[..], &buildkit[..]] {
+            let picked = pick(lines);
+            assert_eq!(picked.len(), 1, "{picked:?}");
+            let last = strip_markers(lines[lines.len() - 1]);
+            assert_eq!(picked[0].line, lines[lines.len() - 1].trim(), "{last}");
+        }
+    }
+
     #[test]
     fn build_wrappers_and_hints() {
         assert_eq!(
@@ -1150,6 +1271,9 @@ Call Stack (most recent call first):
             ),
         ] {
             assert_eq!(classify(line), kind, "{line}");
+            // The same line inside `docker build`, under BuildKit's prefix.
+            let built = format!("#14 7.031 {line}");
+            assert_eq!(classify(&built), kind, "{built}");
         }
     }
 
