@@ -93,6 +93,23 @@ pub fn pick(lines: &[&str]) -> Vec<Picked> {
             }
         })
         .collect();
+    // The first line back at the traceback's margin after its frames is the
+    // exception, whatever its class is called: `torch._dynamo.exc.Unsupported:`,
+    // Triton's `OutOfResources:` and `GuardOnDataDependentSymNode:` end in no
+    // `Error` and hold no error word.
+    let mut frames_at = None;
+    for (i, line) in lines.iter().enumerate() {
+        if is_frame(line) {
+            frames_at = Some(indent(line));
+        } else if let Some(at) = frames_at
+            && indent(line) < at
+        {
+            frames_at = None;
+            if matches!(kinds[i], LineKind::Plain | LineKind::Hint) && is_exception_line(line) {
+                kinds[i] = LineKind::Failure;
+            }
+        }
+    }
     // A CMake message is a header that says where and an indented body that
     // says what, in words with no error word in them: the two are searched
     // as one line, in the header's place.
@@ -196,6 +213,14 @@ pub fn pick(lines: &[&str]) -> Vec<Picked> {
             .filter(|(_, k)| !matches!(k, LineKind::Noise | LineKind::OwnWords))
             .map(|(i, _)| (i, weight))
             .collect();
+        if chosen.is_empty() && own.is_empty() {
+            // Every line is noise (two ranks' teardown warnings): what was
+            // pasted is still what the user asks about.
+            chosen = (0..lines.len())
+                .filter(|&i| !lines[i].trim().is_empty())
+                .map(|i| (i, weight))
+                .collect();
+        }
         let keep = chosen.len().saturating_sub(MAX_LINES);
         chosen.drain(..keep);
     } else if chosen.len() > MAX_LINES {
@@ -341,6 +366,21 @@ fn join_block(
 }
 
 /// pytest's `E   ` line: a line of the exception a test failed with.
+/// `Name: message` or `Name:` where the name is a Python class, perhaps
+/// dotted (`triton.runtime.errors.OutOfResources: out of resource: …`).
+fn is_exception_line(line: &str) -> bool {
+    let body = strip_markers(line);
+    let Some((name, _)) = body.split_once(':') else {
+        return false;
+    };
+    let class = name.rsplit('.').next().unwrap_or(name);
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        && class.starts_with(|c: char| c.is_ascii_uppercase())
+}
+
 /// A Python exception's name alone on its line (`ValueError:`,
 /// `numba.core.errors.TypingError:`): its message is on the lines below.
 fn is_bare_exception(line: &str) -> bool {
@@ -648,6 +688,12 @@ fn is_noise(body: &str) -> bool {
     if body.contains("Failed to open libibverbs.so") || body.contains("libnccl-net.so") {
         return true;
     }
+    // torch.distributed's teardown warning, printed at the exit of every
+    // process that set up a process group and died before destroying it:
+    // after an error it is a consequence, never the cause.
+    if body.contains("destroy_process_group() was not called before program exit") {
+        return true;
+    }
     // What is printed around every error: the words of `Traceback (most
     // recent call last):` stand side by side in every section that quotes a
     // traceback, so searching them made a few long sections the top hits
@@ -833,6 +879,68 @@ mod tests {
         let picked = pick(&lines);
         assert_eq!(picked.len(), 1, "{picked:?}");
         assert!(picked[0].line.starts_with("RuntimeError"));
+    }
+
+    /// A traceback ends in its exception, back at the margin after the
+    /// frames, and the class need not end in `Error`: the line decides over
+    /// the hints printed before the traceback.
+    #[test]
+    fn the_line_after_a_tracebacks_frames_is_its_exception_whatever_its_class() {
+        for exception in [
+            "torch.fx.experimental.symbolic_shapes.GuardOnDataDependentSymNode: Could not guard on data-dependent expression u0 > 3 (unhinted: u0 > 3).",
+            "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 262144, Hardware limit: 232448.",
+            "torch._dynamo.exc.Unsupported: Data-dependent branching",
+        ] {
+            let lines = [
+                "W1127 05:27:06.513000 451 torch/_dynamo/convert_frame.py:1743] some earlier warning",
+                "Traceback (most recent call last):",
+                "  File \"/w/train.py\", line 7, in <module>",
+                "    out = model(x)",
+                "          ^^^^^^^^",
+                "  File \"/v/torch/fx/experimental/symbolic_shapes.py\", line 7862, in _evaluate_expr",
+                "    raise self._make_data_dependent_error(",
+                exception,
+                "",
+                "consider using data-dependent friendly APIs",
+            ];
+            let picked = pick(&lines);
+            assert_eq!(
+                picked
+                    .iter()
+                    .max_by(|a, b| a.weight.total_cmp(&b.weight))
+                    .map(|p| p.line.as_str()),
+                Some(exception),
+                "{picked:?}"
+            );
+        }
+        // Prose at the margin after frames is not taken for an exception.
+        assert!(!is_exception_line(
+            "during the build, something went wrong: see above"
+        ));
+    }
+
+    /// Every torchrun failure ends with ProcessGroupNCCL's teardown
+    /// warning; the error above it decides. Pasted alone (here from two
+    /// ranks), the warnings are still searched.
+    #[test]
+    fn the_process_group_teardown_warning_does_not_compete_with_the_error() {
+        let warning = "[rank0]:[W1127 02:37:15.864806279 ProcessGroupNCCL.cpp:1575] Warning: WARNING: destroy_process_group() was not called before program exit, which can leak resources. For more info, please see https://pytorch.org/docs/stable/distributed.html#shutdown (function operator())";
+        let lines = [
+            "[rank0]: Traceback (most recent call last):",
+            "[rank0]:   File \"/v/torch/distributed/distributed_c10d.py\", line 1711, in init_process_group",
+            "[rank0]:     raise ValueError(\"trying to initialize the default process group twice!\")",
+            "[rank0]: ValueError: trying to initialize the default process group twice!",
+            warning,
+        ];
+        let picked = pick(&lines);
+        assert_eq!(picked.len(), 1, "{picked:?}");
+        assert!(
+            picked[0].line.ends_with("process group twice!"),
+            "{picked:?}"
+        );
+        let other = warning.replace("rank0", "rank1");
+        let picked = pick(&[warning, other.as_str()]);
+        assert_eq!(picked.len(), 2, "{picked:?}");
     }
 
     /// An exception whose message starts with a newline prints its name
