@@ -97,16 +97,27 @@ pub fn pick(lines: &[&str]) -> Vec<Picked> {
     // exception, whatever its class is called: `torch._dynamo.exc.Unsupported:`,
     // Triton's `OutOfResources:` and `GuardOnDataDependentSymNode:` end in no
     // `Error` and hold no error word.
+    // A frame says where, not what: under a glog prefix (`E1127 … ] [0/0]
+    // File "…"`), where the prefix makes every line an error, its frames
+    // and the source and caret lines indented under them are not the
+    // message either.
     let mut frames_at = None;
     for (i, line) in lines.iter().enumerate() {
         if is_frame(line) {
             frames_at = Some(indent(line));
-        } else if let Some(at) = frames_at
-            && indent(line) < at
-        {
-            frames_at = None;
-            if matches!(kinds[i], LineKind::Plain | LineKind::Hint) && is_exception_line(line) {
-                kinds[i] = LineKind::Failure;
+            if kinds[i] != LineKind::OwnWords {
+                kinds[i] = LineKind::Plain;
+            }
+        } else if let Some(at) = frames_at {
+            if indent(line) > at {
+                if kinds[i] != LineKind::OwnWords {
+                    kinds[i] = LineKind::Noise;
+                }
+            } else if indent(line) < at {
+                frames_at = None;
+                if matches!(kinds[i], LineKind::Plain | LineKind::Hint) && is_exception_line(line) {
+                    kinds[i] = LineKind::Failure;
+                }
             }
         }
     }
@@ -473,17 +484,40 @@ fn indent(line: &str) -> usize {
     rest.len() - rest.trim_start_matches([' ', '\t']).len()
 }
 
-/// `line` after its leading markers, with the spaces that follow the last.
+/// `line` after its leading markers (a glog prefix too), with the spaces
+/// that follow the last.
 fn unmarked(line: &str) -> &str {
     let mut rest = line;
     loop {
         let trimmed = rest.trim_start();
         let after = query::strip_leading_marker(trimmed);
-        if after.len() == trimmed.len() {
+        if after.len() < trimmed.len() {
+            rest = after;
+        } else if let Some(after) = after_glog_prefix(trimmed) {
+            rest = after;
+        } else {
             return rest;
         }
-        rest = after;
     }
+}
+
+/// What a glog / absl line says after its prefix (`E1127 06:05:09.480000
+/// 983 fake_tensor.py:2908] `) and torch.compile's frame and compile ids
+/// (`[0/0] `), keeping its own indentation: torch logs a whole traceback
+/// that way, a line at a time.
+fn after_glog_prefix(line: &str) -> Option<&str> {
+    glog_severity(line)?;
+    let (_, rest) = line.split_once("] ")?;
+    let ids = rest
+        .strip_prefix('[')
+        .and_then(|r| r.split_once("] "))
+        .filter(|(id, _)| {
+            id.contains('/')
+                && id
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || c == '/' || c == '_')
+        });
+    Some(ids.map_or(rest, |(_, after)| after))
 }
 
 /// A Python traceback's frame: `  File "/x/y.py", line 12, in f`.
@@ -917,6 +951,43 @@ mod tests {
         assert!(!is_exception_line(
             "during the build, something went wrong: see above"
         ));
+    }
+
+    /// torch.compile logs the traceback of a failed fake-tensor call through
+    /// its logger, a glog line per traceback line: the prefix marks each
+    /// one an error, but its frames, source and caret lines are still not
+    /// the message.
+    #[test]
+    fn a_traceback_logged_a_line_at_a_time_through_glog_is_read_as_a_traceback() {
+        let p = "E1127 06:05:09.480000 983 torch/_subclasses/fake_tensor.py:2908] [0/0]";
+        let lines = [
+            format!("{p} failed while attempting to run meta for aten.mm.default"),
+            format!("{p} Traceback (most recent call last):"),
+            format!(
+                "{p}   File \"/v/torch/_subclasses/fake_tensor.py\", line 2904, in _dispatch_impl"
+            ),
+            format!("{p}     r = func(*args, **kwargs)"),
+            format!("{p}         ^^^^^^^^^^^^^^^^^^^^^"),
+            format!("{p}   File \"/v/torch/_prims_common/__init__.py\", line 1640, in _check_with"),
+            format!("{p}     raise error_type(message_evaluated)"),
+            format!(
+                "{p} RuntimeError: a and b must have same reduction dim, but got [2, 3] X [4, 5]."
+            ),
+            "torch._dynamo.exc.TorchRuntimeError: RuntimeError when making fake tensor call"
+                .to_string(),
+        ];
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let picked = pick(&lines);
+        assert!(
+            picked.iter().all(|p| !p.line.contains("File \"")
+                && !p.line.contains("^^^")
+                && !p.line.contains("raise ")),
+            "{picked:?}"
+        );
+        assert!(
+            picked.iter().any(|p| p.line.ends_with("X [4, 5].")),
+            "{picked:?}"
+        );
     }
 
     /// Every torchrun failure ends with ProcessGroupNCCL's teardown
