@@ -766,6 +766,14 @@ fn is_launcher_summary(lower: &str) -> bool {
     lower.contains("childfailederror")
         || (lower.contains("failed (exitcode:") && lower.contains("of binary:"))
         || lower.contains("returned non-zero exit status")
+        || is_lost_peer(lower)
+}
+
+/// A rank's collective failing because another rank died first (gloo's
+/// `Connection closed by peer [127.0.0.1]:4790`, `Read error …: Connection
+/// reset by peer`): the dead rank's own error is the cause.
+fn is_lost_peer(lower: &str) -> bool {
+    lower.contains("connection closed by peer") || lower.contains("connection reset by peer")
 }
 
 /// A line in one of the forms tools report failures in.
@@ -988,6 +996,24 @@ mod tests {
             picked.iter().any(|p| p.line.ends_with("X [4, 5].")),
             "{picked:?}"
         );
+    }
+
+    /// Under torchrun the rank that fails first prints the cause; the
+    /// others' collectives then fail on the lost connection, often later
+    /// in the output. The cause decides.
+    #[test]
+    fn a_ranks_error_decides_over_its_peers_lost_connections() {
+        let lines = [
+            "[rank1]: RuntimeError: [1]: params[0] in this process with sizes [5, 4] appears not to match sizes of the same param in process 0.",
+            "[rank0]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:547] Connection closed by peer [127.0.0.1]:4790",
+            "[rank0]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:538] Read error [127.0.0.1]:6787: Connection reset by peer",
+        ];
+        let picked = pick(&lines);
+        let first = picked
+            .iter()
+            .max_by(|a, b| a.weight.total_cmp(&b.weight))
+            .map(|p| p.line.as_str());
+        assert_eq!(first, Some(lines[0]), "{picked:?}");
     }
 
     /// Every torchrun failure ends with ProcessGroupNCCL's teardown
