@@ -82,25 +82,19 @@ pub fn pick(lines: &[&str]) -> Vec<Picked> {
                 // decides (`Duplicate GPU detected : rank 1 and rank 0 both
                 // on CUDA device 60`), a line without an error word.
                 LineKind::Failure
-            } else if i > 0 && is_frame(lines[i - 1]) && indent(l) > indent(lines[i - 1]) {
-                // The source line a traceback shows under a frame, indented
-                // below it (`raise ValueError(f"…")`), is code, not the
-                // message. (A frame of `python -c` shows none: the error
-                // follows it.)
-                LineKind::Noise
             } else {
                 classify(l)
             }
         })
         .collect();
-    // The first line back at the traceback's margin after its frames is the
-    // exception, whatever its class is called: `torch._dynamo.exc.Unsupported:`,
-    // Triton's `OutOfResources:` and `GuardOnDataDependentSymNode:` end in no
-    // `Error` and hold no error word.
-    // A frame says where, not what: under a glog prefix (`E1127 … ] [0/0]
-    // File "…"`), where the prefix makes every line an error, its frames
-    // and the source and caret lines indented under them are not the
-    // message either.
+    // A traceback's frames say where, not what, and the source and caret
+    // lines indented under a frame (`raise ValueError(f"…")`) are code: none
+    // of them is the message, even under a glog prefix (`E1127 … ] [0/0]
+    // File "…"`) that marks every line an error. The first line back at the
+    // margin after the frames is the exception, whatever its class is
+    // called (`torch._dynamo.exc.Unsupported:`, Triton's `OutOfResources:`
+    // end in no `Error` and hold no error word). A frame of `python -c`
+    // shows no source line: the error follows it.
     let mut frames_at = None;
     for (i, line) in lines.iter().enumerate() {
         if is_frame(line) {
@@ -396,13 +390,10 @@ fn is_exception_line(line: &str) -> bool {
 /// `numba.core.errors.TypingError:`): its message is on the lines below.
 fn is_bare_exception(line: &str) -> bool {
     let body = strip_markers(line);
-    body.strip_suffix(':').is_some_and(|name| {
-        !name.is_empty()
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
-            && is_failure(&body, &body.to_lowercase())
-    })
+    body.strip_suffix(':')
+        .is_some_and(|name| !name.contains(':'))
+        && is_exception_line(line)
+        && is_failure(&body, &body.to_lowercase())
 }
 
 fn is_pytest_error(line: &str) -> bool {
