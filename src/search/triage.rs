@@ -115,6 +115,29 @@ pub fn pick(lines: &[&str]) -> Vec<Picked> {
             }
         }
     }
+    // Python's `warnings` prints `file.py:748: NumbaPerformanceWarning: …`
+    // and, indented under it, the line of code that warned (`  warn(…)`):
+    // code, not a message. A deprecation or performance warning says nothing
+    // about why a program then failed: when an exception after it decides,
+    // the warning is noise (alone, it is still what the user asks about).
+    let last_failure = kinds.iter().rposition(|k| *k == LineKind::Failure);
+    for i in 0..lines.len() {
+        let Some(category) = python_warning(lines[i]) else {
+            continue;
+        };
+        if let Some(k) = (i + 1..lines.len()).find(|&k| !lines[k].trim().is_empty())
+            && indent(lines[k]) > indent(lines[i])
+            && kinds[k] != LineKind::OwnWords
+        {
+            kinds[k] = LineKind::Noise;
+        }
+        if is_incidental_warning(category)
+            && kinds[i] != LineKind::OwnWords
+            && last_failure.is_some_and(|d| d > i && is_exception_line(lines[d]))
+        {
+            kinds[i] = LineKind::Noise;
+        }
+    }
     // A CMake message is a header that says where and an indented body that
     // says what, in words with no error word in them: the two are searched
     // as one line, in the header's place.
@@ -384,6 +407,41 @@ fn is_exception_line(line: &str) -> bool {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
         && class.starts_with(|c: char| c.is_ascii_uppercase())
+}
+
+/// The category of a warning as Python's `warnings` module prints it:
+/// `/x/dispatcher.py:748: NumbaPerformanceWarning: Grid size 1 …` gives
+/// `NumbaPerformanceWarning`; `FutureWarning: …` alone on a line too.
+fn python_warning(line: &str) -> Option<&str> {
+    let body = unmarked(line).trim_start();
+    let rest = match body.split_once(": ") {
+        Some((place, rest))
+            if place.rsplit_once(':').is_some_and(|(file, number)| {
+                !file.is_empty() && !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit())
+            }) =>
+        {
+            rest
+        }
+        _ => body,
+    };
+    let (name, _) = rest.split_once(':')?;
+    let class = name.rsplit('.').next().unwrap_or(name);
+    (class.len() > "Warning".len()
+        && class.ends_with("Warning")
+        && class.starts_with(|c: char| c.is_ascii_uppercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+    .then_some(class)
+}
+
+/// A warning category that never explains a failure: deprecations (torch's
+/// `FutureWarning` for `torch.cuda.amp`, numba's `NumbaDeprecationWarning`)
+/// and performance advice (`NumbaPerformanceWarning`).
+fn is_incidental_warning(category: &str) -> bool {
+    category == "FutureWarning"
+        || category.ends_with("DeprecationWarning")
+        || category.ends_with("PerformanceWarning")
 }
 
 /// A Python exception's name alone on its line (`ValueError:`,
@@ -1029,6 +1087,64 @@ mod tests {
         let other = warning.replace("rank0", "rank1");
         let picked = pick(&[warning, other.as_str()]);
         assert_eq!(picked.len(), 2, "{picked:?}");
+    }
+
+    /// Pattern: a deprecation or performance warning printed by Python's
+    /// `warnings` module, with the code line that warned indented under it,
+    /// above a traceback. The exception decides; the warning, and its code
+    /// line, are not searched. Alone, the warning is what is asked about.
+    #[test]
+    fn a_deprecation_or_performance_warning_above_an_exception_is_not_searched() {
+        let perf = "/venv/lib/python3.12/site-packages/numba_cuda/numba/cuda/dispatcher.py:700: NumbaPerformanceWarning: Grid size 2 will likely result in GPU under-utilization due to low occupancy.";
+        let lines = [
+            perf,
+            "  warn(errors.NumbaPerformanceWarning(msg))",
+            "Traceback (most recent call last):",
+            "  File \"/work/k.py\", line 12, in <module>",
+            "    kernel[2, 32](out)",
+            "  File \"/venv/lib/python3.12/site-packages/numpy/__init__.py\", line 700, in __getattr__",
+            "    raise AttributeError(\"no such attribute\")",
+            "AttributeError: module 'numpy' has no attribute 'in1d'",
+        ];
+        let picked = pick(&lines);
+        assert_eq!(picked.len(), 1, "{picked:?}");
+        assert!(picked[0].line.starts_with("AttributeError:"), "{picked:?}");
+
+        let future = "/work/train.py:40: FutureWarning: `torch.cuda.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler('cuda', args...)` instead.";
+        let lines = [
+            future,
+            "  scaler = torch.cuda.amp.GradScaler()",
+            "Traceback (most recent call last):",
+            "  File \"/work/train.py\", line 52, in <module>",
+            "    scaler.step(opt)",
+            "ValueError: Attempting to unscale FP16 gradients.",
+        ];
+        let picked = pick(&lines);
+        assert_eq!(picked.len(), 1, "{picked:?}");
+        assert!(picked[0].line.starts_with("ValueError:"), "{picked:?}");
+
+        // Alone, the warning is searched, and its code line is not.
+        let picked = pick(&[future, "  scaler = torch.cuda.amp.GradScaler()"]);
+        assert_eq!(picked.len(), 1, "{picked:?}");
+        assert_eq!(picked[0].line, future, "{picked:?}");
+    }
+
+    /// A `UserWarning` above an exception may be its cause (torch's `CUDA
+    /// initialization: …` before `Found no NVIDIA driver`): it stays.
+    #[test]
+    fn a_user_warning_above_an_exception_is_still_searched() {
+        let warning = "/venv/lib/python3.12/site-packages/torch/cuda/__init__.py:180: UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 11040).";
+        let lines = [
+            warning,
+            "  return torch._C._cuda_getDeviceCount() > 0",
+            "Traceback (most recent call last):",
+            "  File \"/work/run.py\", line 3, in <module>",
+            "    torch.zeros(1).cuda()",
+            "RuntimeError: Found no NVIDIA driver on your system.",
+        ];
+        let picked = pick(&lines);
+        let searched: Vec<&str> = picked.iter().map(|p| p.line.as_str()).collect();
+        assert_eq!(searched, [warning, lines[5]], "{picked:?}");
     }
 
     /// An exception whose message starts with a newline prints its name
