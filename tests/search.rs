@@ -1093,3 +1093,88 @@ fn a_pasted_sanitizer_report_is_searched_by_its_finding() {
             .collect::<Vec<_>>()
     );
 }
+
+/// Pattern: a family of messages that share their words (`<library>:
+/// cannot open shared object file: No such file or directory`), one section
+/// per library. A section that quotes the family's words for another
+/// library must not beat the one about the library the message names,
+/// which explains it in its own words: the words the family shares side by
+/// side count by how few sections hold them so.
+#[test]
+fn the_shared_words_of_a_message_family_do_not_outrank_the_name_it_carries() {
+    let dir = tempfile::tempdir().unwrap();
+    for lib in [
+        "libcudart.so.12",
+        "libcublas.so.12",
+        "libcublasLt.so.12",
+        "libcudnn.so.9",
+        "libcudnn_ops.so.9",
+        "libnccl.so.2",
+        "libnvrtc.so.12",
+        "libcufft.so.11",
+        "libcurand.so.10",
+        "libcusparse.so.12",
+        "libcusolver.so.11",
+        "libnvJitLink.so.12",
+        "libcupti.so.12",
+        "libnvToolsExt.so.1",
+        "libcuda.so.1",
+        "libnvidia-ml.so.1",
+        "libcudart.so.11.0",
+        "libcublas.so.11",
+        "libcudnn.so.8",
+        "libnccl.so.1",
+        "libtorch_cuda.so",
+        "libc10_cuda.so",
+        "libcaffe2_nvrtc.so",
+        "libnvinfer.so.10",
+    ] {
+        let name = lib.replace('.', "-");
+        write(
+            dir.path(),
+            &format!("libs/{name}.md"),
+            &format!(
+                "# {name}\n\n## ImportError: {lib}: cannot open shared object file\n\n\
+                 ```text\nImportError: {lib}: cannot open shared object file: No such file or directory\n```\n\n\
+                 The loader did not find {lib}. Install the package that ships it, or put its \
+                 folder on the loader's search path.\n"
+            ),
+        );
+    }
+    // The rest of a knowledge base, where those words are rare.
+    let topics = [
+        "stream", "kernel", "graph", "driver", "image", "wheel", "compiler", "cache",
+    ];
+    for i in 0..300 {
+        let topic = topics[i % topics.len()];
+        write(
+            dir.path(),
+            &format!("other/{i:03}.md"),
+            &format!(
+                "# Note {i}\n\n## About the {topic} {i}\n\nHow the {topic} behaves in case {i}, with no error at import.\n"
+            ),
+        );
+    }
+    write(
+        dir.path(),
+        "libs/profiling.md",
+        "# Profiling libraries\n\n## What a CUPTI install contains: libnvperf_host\n\n\
+         | file | what it is |\n| --- | --- |\n\
+         | libcupti.so | the tracing library |\n\
+         | libnvperf_host.so | the range profiler's host side; an import fails without it |\n\
+         | libnvperf_target.so | the range profiler's target side |\n\n\
+         A slim image that copied libcupti alone cannot open a profiling session: copy \
+         libnvperf_host.so and libnvperf_target.so with it, the whole CUPTI lib folder.\n",
+    );
+    let cache = tempfile::tempdir().unwrap();
+    let (_, hits) = open(
+        dir.path(),
+        cache.path(),
+        "ImportError: libnvperf_host.so: cannot open shared object file: No such file or directory",
+    );
+    assert_eq!(
+        hits.first().map(String::as_str),
+        Some("libs/profiling.md"),
+        "{hits:?}"
+    );
+}

@@ -201,6 +201,12 @@ const TIE_BREAKER: f32 = 0.2;
 const PHRASE_BOOST: f32 = 2.0;
 /// Two query words side by side in a section add this much.
 const PAIR_BOOST: f32 = 1.0;
+/// A pair of words that at most this many sections hold side by side is a
+/// message's own (a message is quoted in a few places) and counts fully;
+/// one that more hold is a family's and counts less (`pair_bonus`). Chosen
+/// on the tuning half: 3, 5 and 10 gave 17, 13 and 8 queries up and 6, 2
+/// and 1 down.
+const OWN_PAIR_HOLDERS: f32 = 5.0;
 /// How many of the best candidates are re-ranked by how many query terms
 /// they contain and which of them stand side by side. A long section quoting
 /// the error line among much else can be far down by its words alone.
@@ -659,9 +665,10 @@ impl SearchIndex {
             .collect())
     }
 
-    /// For each candidate, `PAIR_BOOST` times the pair's rarity for every
-    /// field where a pair of query words stands side by side; and the summed
-    /// rarity of the pairs it has side by side in some field.
+    /// For each candidate, `PAIR_BOOST` times the pair's rarity (its words'
+    /// idf, scaled down when many candidates hold the pair side by side)
+    /// for every field where a pair of query words stands side by side; and
+    /// the summed idf of the pairs it has side by side in some field.
     fn pair_bonus(
         &self,
         searcher: &Searcher,
@@ -671,9 +678,11 @@ impl SearchIndex {
         let mut bonus = vec![0.0; candidates.len()];
         // Per candidate, the pairs found side by side in some field.
         let mut side_by_side = vec![vec![false; pairs.len()]; candidates.len()];
+        // Per candidate and pair, in how many fields it stands side by side.
+        let mut fields = vec![vec![0.0f32; pairs.len()]; candidates.len()];
         let (mut first, mut second) = (Vec::new(), Vec::new());
         for (segment, mine) in by_segment(searcher, candidates) {
-            for (p, (pair, idf)) in pairs.iter().enumerate() {
+            for (p, (pair, _)) in pairs.iter().enumerate() {
                 for field in self.fields.phrased() {
                     let inverted = segment.inverted_index(field)?;
                     let read = |word: &str| {
@@ -699,11 +708,30 @@ impl SearchIndex {
                         a.positions(&mut first);
                         b.positions(&mut second);
                         if first.iter().any(|p| second.binary_search(&(p + 1)).is_ok()) {
-                            bonus[i] += PAIR_BOOST * idf;
+                            fields[i][p] += 1.0;
                             side_by_side[i][p] = true;
                         }
                     }
                 }
+            }
+        }
+        // A pair that many sections hold side by side is the common part of
+        // a family of messages (`cannot open shared object file`, `No such
+        // file or directory`), not what sets one message apart: past
+        // `OWN_PAIR_HOLDERS`, it counts by how few hold it, as a word counts
+        // by its rarity. The candidates holding it stand in for the index's
+        // count (they are the sections with the query's words).
+        let sections = searcher.num_docs() as f32;
+        for (p, (_, idf)) in pairs.iter().enumerate() {
+            let holders = side_by_side.iter().filter(|found| found[p]).count() as f32;
+            if holders == 0.0 {
+                continue;
+            }
+            let rarity = ((1.0 + sections / holders).ln()
+                / (1.0 + sections / OWN_PAIR_HOLDERS).ln())
+            .min(1.0);
+            for (bonus, fields) in bonus.iter_mut().zip(&fields) {
+                *bonus += PAIR_BOOST * idf * fields[p] * rarity;
             }
         }
         let found = side_by_side
