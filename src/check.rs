@@ -65,6 +65,7 @@ pub fn check_corpus(corpus: &Corpus) -> Vec<Diagnostic> {
     for doc in &corpus.documents {
         check_links(corpus, doc, &mut anchors, &mut out);
         check_hidden_characters(doc, &mut out);
+        check_heading_brackets(doc, &mut out);
         check_causes(doc, &mut out);
         check_questions(doc, &mut out);
         if let Some((line, message)) = &doc.front_matter_error {
@@ -167,6 +168,65 @@ fn check_hidden_characters(doc: &Document, out: &mut Vec<Diagnostic>) {
             ),
         ));
     }
+}
+
+/// A heading that quotes a message with angle brackets in it
+/// (`gemm<at::Half>`) loses them: Markdown reads `<at::Half>` as a link and
+/// `<T>` as an HTML tag, so the heading shows, and search indexes,
+/// `gemmat::Half`. Compared on the `<` the heading's source has (outside
+/// code spans, not escaped) against those its text kept.
+fn check_heading_brackets(doc: &Document, out: &mut Vec<Diagnostic>) {
+    let lines: Vec<&str> = doc.text.lines().collect();
+    for section in &doc.sections {
+        let Some(source) = section.line.checked_sub(1).and_then(|i| lines.get(i)) else {
+            continue;
+        };
+        if !source.trim_start().starts_with('#') {
+            // A setext heading (`Title` over `===`): its own rules; rare.
+            continue;
+        }
+        let written = plain_brackets(source);
+        let shown = section.title.matches('<').count();
+        if written > shown {
+            out.push(Diagnostic::warning(
+                &doc.path,
+                Some(section.line),
+                "the heading's `<…>` is read as a link or an HTML tag and left out of its text: write `\\<` and `\\>`, or put the message in backticks",
+            ));
+        }
+    }
+}
+
+/// How many `<` of a Markdown line are neither escaped (`\<`) nor inside a
+/// code span.
+fn plain_brackets(line: &str) -> usize {
+    let mut count = 0;
+    let mut ticks = 0;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if ticks == 0 => {
+                chars.next();
+            }
+            '`' => {
+                let mut run = 1;
+                while chars.peek() == Some(&'`') {
+                    chars.next();
+                    run += 1;
+                }
+                ticks = if ticks == 0 {
+                    run
+                } else if ticks == run {
+                    0
+                } else {
+                    ticks
+                };
+            }
+            '<' if ticks == 0 => count += 1,
+            _ => {}
+        }
+    }
+    count
 }
 
 /// The anchors of each linked document (its headings' and its footnotes'),

@@ -222,7 +222,7 @@ fn non_utf8_and_oversized_files_are_skipped_with_warnings() {
         "big.md: warning: file is 8388609 bytes, over the 8 MiB limit, skipped",
     );
     assert!(
-        out.ends_with("checked 1 files: 0 errors, 2 warnings\n"),
+        out.ends_with("checked 1 file: 0 errors, 2 warnings\n"),
         "{out}"
     );
 }
@@ -239,7 +239,7 @@ fn symlink_loops_are_warnings_not_hangs() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("warning: symlink loop"), "{out}");
     assert!(
-        out.ends_with("checked 1 files: 0 errors, 1 warning\n"),
+        out.ends_with("checked 1 file: 0 errors, 1 warning\n"),
         "{out}"
     );
 }
@@ -467,4 +467,28 @@ fn questions_blocks_report_each_rule_at_its_line() {
         assert_line(&out, expected);
     }
     assert!(!out.contains("good.md"), "{out}");
+}
+
+/// A message quoted in a heading with angle brackets (`gemm<at::Half>`)
+/// loses them to Markdown's link and HTML rules; escaped or in backticks it
+/// keeps them, and the check says nothing.
+#[test]
+fn a_heading_that_loses_its_angle_brackets_is_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("a.md"),
+        "# Messages\n\n## RuntimeError: gemm<at::Half> argument n must be non-negative\n\n\
+         text\n\n## Vec<T> is not Send\n\ntext\n\n## RuntimeError: gemm\\<at::Half\\> escaped\n\n\
+         text\n\n## `gemm<at::Half>` in code\n\ntext\n\n## a < b and c > d\n\ntext\n",
+    )
+    .unwrap();
+    let (code, out) = check_dir(dir.path());
+    assert_eq!(code, 0, "{out}");
+    let warning = "warning: the heading's `<…>` is read as a link or an HTML tag and left out of its text: write `\\<` and `\\>`, or put the message in backticks";
+    assert_line(&out, &format!("a.md:3: {warning}"));
+    assert_line(&out, &format!("a.md:7: {warning}"));
+    assert!(
+        out.ends_with("checked 1 file: 0 errors, 2 warnings\n"),
+        "{out}"
+    );
 }

@@ -46,7 +46,8 @@ pub fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<u8> {
         write_diagnostics(&mut out, &diagnostics, settings.color)?;
         writeln!(
             out,
-            "checked {files} files: {errors} error{}, {warnings} warning{}",
+            "checked {files} file{}: {errors} error{}, {warnings} warning{}",
+            plural(files),
             plural(errors),
             plural(warnings)
         )?;
