@@ -1141,20 +1141,7 @@ fn the_shared_words_of_a_message_family_do_not_outrank_the_name_it_carries() {
             ),
         );
     }
-    // The rest of a knowledge base, where those words are rare.
-    let topics = [
-        "stream", "kernel", "graph", "driver", "image", "wheel", "compiler", "cache",
-    ];
-    for i in 0..300 {
-        let topic = topics[i % topics.len()];
-        write(
-            dir.path(),
-            &format!("other/{i:03}.md"),
-            &format!(
-                "# Note {i}\n\n## About the {topic} {i}\n\nHow the {topic} behaves in case {i}, with no error at import.\n"
-            ),
-        );
-    }
+    rare_words_among_other_notes(dir.path());
     write(
         dir.path(),
         "libs/profiling.md",
@@ -1177,4 +1164,64 @@ fn the_shared_words_of_a_message_family_do_not_outrank_the_name_it_carries() {
         Some("libs/profiling.md"),
         "{hits:?}"
     );
+}
+
+/// Pattern: a question asked in the user's own words that one section's
+/// author expected (its questions block), while another section uses
+/// more of the question's words in its text. The section whose single
+/// question the user's question holds comes first.
+#[test]
+fn a_question_that_a_section_expected_finds_that_section() {
+    let dir = tempfile::tempdir().unwrap();
+    rare_words_among_other_notes(dir.path());
+    write(
+        dir.path(),
+        "containers/images.md",
+        "# Container images\n\n## nvidia-smi inside the container shows the host's GPUs\n\n<!-- questions\n\
+         - Which nvidia/cuda image tag should I pick?\n\
+         - Is a devel image needed to run a model?\n-->\n\n\
+         Inside the container, nvidia-smi shows what the host gives it: run nvidia-smi on the \
+         host and inside the container to compare. The CUDA version of the image must not be \
+         newer than the host driver allows; check the CUDA version on the host with nvidia-smi \
+         and pick an image whose CUDA version is at most that.\n",
+    );
+    write(
+        dir.path(),
+        "containers/driver.md",
+        "# The driver in a container\n\n## Whose number the header shows\n\n<!-- questions\n\
+         - Why does nvidia-smi show a different CUDA version in the container than on the host?\n\
+         - Does the container ship its own driver?\n-->\n\n\
+         The number in the header is the newest runtime the mounted kernel module supports; \
+         the toolkit inside may be older.\n",
+    );
+    let cache = tempfile::tempdir().unwrap();
+    let (_, hits) = open(
+        dir.path(),
+        cache.path(),
+        "why does nvidia-smi show another CUDA version inside my container than on the host?",
+    );
+    assert_eq!(
+        hits.first().map(String::as_str),
+        Some("containers/driver.md"),
+        "{hits:?}"
+    );
+}
+
+/// 300 short notes on other topics, so that the words of a test's own
+/// sections are as rare as in a real knowledge base (in a corpus of two
+/// sections every word is common, and only adds to rarer ones).
+fn rare_words_among_other_notes(dir: &Path) {
+    let topics = [
+        "stream", "kernel", "graph", "driver", "image", "wheel", "compiler", "cache",
+    ];
+    for i in 0..300 {
+        let topic = topics[i % topics.len()];
+        write(
+            dir,
+            &format!("other/{i:03}.md"),
+            &format!(
+                "# Note {i}\n\n## About the {topic} {i}\n\nHow the {topic} behaves in case {i}, with no error at import.\n"
+            ),
+        );
+    }
 }
