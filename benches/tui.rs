@@ -128,6 +128,12 @@ fn typing(c: &mut Criterion) {
                 "ImportError: libcupti.so.12: cannot open shared object fil",
                 'e',
             ),
+            // A question: its best hits' section questions are read too.
+            (
+                "typed question + one more character",
+                "why does nvidia-smi show another CUDA version inside my container than on the hos",
+                't',
+            ),
         ],
     );
 }

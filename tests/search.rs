@@ -1225,3 +1225,42 @@ fn rare_words_among_other_notes(dir: &Path) {
         );
     }
 }
+
+/// Pattern: a pasted log whose hint lines speak in the first person
+/// (torch's `For extended logs when we create symbols, …`), which makes the
+/// paste read as a question. Its hints must not pull in a section whose
+/// question they happen to hold: the section quoting the error comes first.
+#[test]
+fn a_pasted_log_that_says_we_is_not_matched_against_section_questions() {
+    let dir = tempfile::tempdir().unwrap();
+    rare_words_among_other_notes(dir.path());
+    write(
+        dir.path(),
+        "export/guards.md",
+        "# Export\n\n## Data-dependent expressions in torch.export\n\n<!-- questions\n\
+         - Why does export fail on a branch over a tensor's value?\n\
+         - What does a data-dependent guard mean?\n-->\n\n\
+         Could not guard means the exported program met a Python `if` over a value computed from \
+         a tensor (`u0`), which cannot be traced: rewrite the branch with `torch.cond`.\n",
+    );
+    write(
+        dir.path(),
+        "export/logging.md",
+        "# Logging\n\n## Extended symbol logs\n\n<!-- questions\n\
+         - How do we get extended logs when we create symbols?\n\
+         - Which variable adds extended debug output for symbol creation?\n-->\n\n\
+         Set the variable named in the hint to print where each symbol was created.\n",
+    );
+    let cache = tempfile::tempdir().unwrap();
+    let (_, hits) = open(
+        dir.path(),
+        cache.path(),
+        "torch.fx.experimental.symbolic_shapes.GuardOnDataDependentSymNode: Could not guard on data-dependent expression Eq(u0, 1)\n\
+         For extended logs when we create symbols, also add TORCHDYNAMO_EXTENDED_DEBUG_CREATE_SYMBOL=\"u0\"\n",
+    );
+    assert_eq!(
+        hits.first().map(String::as_str),
+        Some("export/guards.md"),
+        "{hits:?}"
+    );
+}
