@@ -397,16 +397,21 @@ fn join_block(
 /// `Name: message` or `Name:` where the name is a Python class, perhaps
 /// dotted (`triton.runtime.errors.OutOfResources: out of resource: …`).
 fn is_exception_line(line: &str) -> bool {
-    let body = strip_markers(line);
-    let Some((name, _)) = body.split_once(':') else {
-        return false;
-    };
+    python_class(&strip_markers(line)).is_some()
+}
+
+/// The class of `Name: message` or `Name:` where the name is a Python
+/// class, perhaps dotted: `Unsupported` for `torch._dynamo.exc.Unsupported:
+/// …`.
+fn python_class(text: &str) -> Option<&str> {
+    let (name, _) = text.split_once(':')?;
     let class = name.rsplit('.').next().unwrap_or(name);
-    !name.is_empty()
+    (!name.is_empty()
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
-        && class.starts_with(|c: char| c.is_ascii_uppercase())
+        && class.starts_with(|c: char| c.is_ascii_uppercase()))
+    .then_some(class)
 }
 
 /// The category of a warning as Python's `warnings` module prints it:
@@ -424,15 +429,7 @@ fn python_warning(line: &str) -> Option<&str> {
         }
         _ => body,
     };
-    let (name, _) = rest.split_once(':')?;
-    let class = name.rsplit('.').next().unwrap_or(name);
-    (class.len() > "Warning".len()
-        && class.ends_with("Warning")
-        && class.starts_with(|c: char| c.is_ascii_uppercase())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.'))
-    .then_some(class)
+    python_class(rest).filter(|class| class.len() > "Warning".len() && class.ends_with("Warning"))
 }
 
 /// A warning category that never explains a failure: deprecations (torch's
