@@ -8,7 +8,6 @@ mod common;
 #[path = "common/pty.rs"]
 mod pty;
 
-use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -713,8 +712,7 @@ fn sigterm_with_a_stalled_terminal_exits_promptly() {
         60,
     );
     pty.wait_for("CUPTI");
-    let gate = Arc::clone(&pty.gate);
-    let stalled = gate.lock().unwrap();
+    pty.stall();
     // Whole-screen redraws, far more than the terminal buffers.
     for _ in 0..40 {
         pty.send("G");
@@ -744,7 +742,6 @@ fn sigterm_with_a_stalled_terminal_exits_promptly() {
             .contains(LocalFlags::ICANON | LocalFlags::ECHO),
         "the terminal is still raw"
     );
-    drop(stalled);
 }
 
 /// A bracketed paste whose end marker never came (a stray `ESC [200~`)

@@ -24,9 +24,12 @@ pub struct Pty {
     /// Every byte the program wrote, for sequences the parser does not keep
     /// (OSC 52).
     pub raw: Arc<Mutex<Vec<u8>>>,
-    /// Held, the terminal stops reading what the program writes (a stalled
+    /// Set, the terminal stops reading what the program writes (a stalled
     /// link): its writes block once the pseudo-terminal's buffer is full.
-    pub gate: Arc<Mutex<()>>,
+    /// A flag the reader looks at between reads, not a lock held across a
+    /// read: a lock held while the reader waited for output deadlocked the
+    /// test that took it once the program had gone quiet.
+    stalled: Arc<AtomicBool>,
     /// The background colour answer has been written.
     pub answered: Arc<AtomicBool>,
     /// The reader has seen the end of the program's output (the program
@@ -117,7 +120,7 @@ impl Pty {
         drop(pair.slave);
         let parser = Arc::new(Mutex::new(vt100::Parser::new(nz(rows), nz(cols), 0)));
         let raw = Arc::new(Mutex::new(Vec::new()));
-        let gate = Arc::new(Mutex::new(()));
+        let stalled = Arc::new(AtomicBool::new(false));
         let answered = Arc::new(AtomicBool::new(false));
         let drained = Arc::new(AtomicBool::new(false));
         let mut reader = pair.master.try_clone_reader().expect("a reader");
@@ -125,7 +128,7 @@ impl Pty {
         {
             let parser = Arc::clone(&parser);
             let raw = Arc::clone(&raw);
-            let gate = Arc::clone(&gate);
+            let stalled = Arc::clone(&stalled);
             let answer_to = Arc::clone(&writer);
             let answered = Arc::clone(&answered);
             let drained = Arc::clone(&drained);
@@ -139,11 +142,10 @@ impl Pty {
                 let mut buf = [0u8; 8192];
                 let mut asked = false;
                 loop {
-                    let read = {
-                        let _open = gate.lock().unwrap();
-                        reader.read(&mut buf)
-                    };
-                    match read {
+                    while stalled.load(Ordering::SeqCst) {
+                        thread::sleep(Duration::from_millis(5));
+                    }
+                    match reader.read(&mut buf) {
                         Ok(0) | Err(_) => {
                             drained.store(true, Ordering::SeqCst);
                             return;
@@ -179,10 +181,21 @@ impl Pty {
             child,
             parser,
             raw,
-            gate,
+            stalled,
             answered,
             drained,
         }
+    }
+
+    /// Stops reading the program's output, as a stalled link does. A read
+    /// already waiting still passes its one chunk (at most 8 KiB) on.
+    pub fn stall(&self) {
+        self.stalled.store(true, Ordering::SeqCst);
+    }
+
+    /// Reads the program's output again.
+    pub fn resume(&self) {
+        self.stalled.store(false, Ordering::SeqCst);
     }
 
     /// Waits until the terminal has answered the background question.
@@ -303,6 +316,7 @@ pub fn nz(n: u16) -> std::num::NonZeroU16 {
 
 impl Drop for Pty {
     fn drop(&mut self) {
+        self.resume();
         if let Ok(None) = self.child.try_wait() {
             let _ = self.child.kill();
         }
