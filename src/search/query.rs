@@ -690,6 +690,29 @@ mod tests {
         }
     }
 
+    /// A program's advice says "we" to its reader (Open MPI's refusal to
+    /// run as root, torch's "We suggest only using the new API"): a pasted
+    /// log with such a line is still a log, its lines picked as a log's,
+    /// not taken for a person's question.
+    #[test]
+    fn a_programs_we_addressed_to_the_reader_is_not_a_question() {
+        let q = parse(
+            "$ sudo ./launch.sh\n\
+             ==============================\n\
+             gridrun has detected an attempt to run as root.\n\
+             We strongly suggest that you run gridrun as an ordinary user.\n\
+             ==============================\n",
+        );
+        assert!(q.pasted && !q.question, "{q:?}");
+        assert!(
+            q.searched
+                .iter()
+                .any(|l| l.contains("detected an attempt to run as root")),
+            "{:?}",
+            q.searched
+        );
+    }
+
     /// A question of several paragraphs is the user's words, every one of
     /// them searched: the paragraph naming the subject has no error word.
     #[test]

@@ -296,8 +296,18 @@ pub fn is_all_question(lines: &[&str]) -> bool {
 
 /// Words a person uses about themselves, and a program's output does not.
 const FIRST_PERSON: &[&str] = &[
-    "i", "i'd", "i'll", "i'm", "i've", "me", "mine", "my", "myself", "our", "ours", "us", "we",
-    "we'd", "we're", "we've",
+    "i", "i'd", "i'll", "i'm", "i've", "me", "mine", "my", "myself",
+];
+
+/// Words a team uses about itself: a person's, unless the line also
+/// addresses the reader, as programs' advice does (`We strongly suggest
+/// that you run mpirun as a non-root user`, torch's `We suggest only using
+/// the new API`… `please`).
+const FIRST_PERSON_PLURAL: &[&str] = &["our", "ours", "us", "we", "we'd", "we're", "we've"];
+
+/// Words that address the reader: a program's advice.
+const READER: &[&str] = &[
+    "please", "you", "you'd", "you'll", "you're", "you've", "your",
 ];
 
 /// Words a question starts with.
@@ -307,9 +317,9 @@ const QUESTION_STARTS: &[&str] = &[
 ];
 
 /// A line a person wrote rather than a program printed: in words (see
-/// [`is_in_words`]), and in the first person (`I`, `my`, `we`) or a
-/// question (it starts with `how`, `why`, `does`… or ends with `?`).
-/// Messages address the reader (`you`, `please`), so those do not count.
+/// [`is_in_words`]), and in the first person (`I`, `my`; `we` only in a
+/// line that does not address the reader) or a question (it starts with
+/// `how`, `why`, `does`… or ends with `?`).
 pub fn is_prose(line: &str) -> bool {
     if !is_in_words(line) {
         return false;
@@ -323,9 +333,11 @@ pub fn is_prose(line: &str) -> bool {
         })
         .collect();
     let first = words.first().map(String::as_str).unwrap_or("");
+    let has = |set: &[&str]| words.iter().any(|w| set.contains(&w.as_str()));
     line.trim_end().ends_with('?')
         || QUESTION_STARTS.contains(&first)
-        || words.iter().any(|w| FIRST_PERSON.contains(&w.as_str()))
+        || has(FIRST_PERSON)
+        || (has(FIRST_PERSON_PLURAL) && !has(READER))
 }
 
 /// A line in words rather than in one of a log's shapes: at least three
@@ -1393,6 +1405,9 @@ time=\"2025-01-02T03:04:07Z\" level=info msg=\"shutting down\"
             "  File \"/x.py\", line 3, in <module>",
             "#8 5.713 nvcc fatal   : Unsupported gpu architecture 'compute_35'",
             "E: The list of sources could not be read.",
+            // A program's advice says "we" to the reader.
+            "We strongly recommend that you run this tool as an ordinary user.",
+            "We suggest setting the flag through the new API only, please see the notes.",
         ] {
             assert!(!is_prose(line), "{line}");
         }
@@ -1400,6 +1415,7 @@ time=\"2025-01-02T03:04:07Z\" level=info msg=\"shutting down\"
             "How do I make the profiler work inside the container?",
             "I get this error when running on two GPUs",
             "does torch 2.5 still support compute capability 3.5",
+            "We see this error on our cluster after the driver update",
         ] {
             assert!(is_prose(line), "{line}");
         }
