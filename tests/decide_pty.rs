@@ -99,7 +99,7 @@ impl Terminal {
     /// Everything printed from the last `expect` until the program closed
     /// the terminal.
     fn rest(mut self) -> (String, u32) {
-        let code = self.child.wait().unwrap().exit_code();
+        let code = self.wait_exit();
         while let Ok(bytes) = self.output.recv_timeout(Duration::from_secs(2)) {
             self.seen.push_str(&String::from_utf8_lossy(&bytes));
         }
@@ -107,7 +107,30 @@ impl Terminal {
     }
 
     fn exit_code(mut self) -> u32 {
-        self.child.wait().unwrap().exit_code()
+        self.wait_exit()
+    }
+
+    /// The exit code, or a failure naming what was on screen if lore has
+    /// not exited within 30 s: a test that waits without a limit turns a
+    /// hang into a CI run that never finishes instead of a failure.
+    fn wait_exit(&mut self) -> u32 {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.exit_code();
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                while let Ok(bytes) = self.output.try_recv() {
+                    self.seen.push_str(&String::from_utf8_lossy(&bytes));
+                }
+                panic!(
+                    "lore did not exit within 30 s; screen so far:\n{}",
+                    self.seen
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }
 

@@ -413,7 +413,19 @@ fn a_reader_that_leaves_after_one_byte_of_warnings_ends_lore_quietly() {
         let mut byte = [0u8; 1];
         reader.read_exact(&mut byte).unwrap();
         drop(reader);
-        let status = child.wait().unwrap();
+        // Bounded: a lore that kept writing into the closed pipe would
+        // otherwise hang the test run instead of failing it.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("{args:?}: lore still running 30 s after its reader left");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
         assert_eq!(status.code(), Some(0), "{args:?}");
     }
 }
