@@ -3,6 +3,8 @@
 //! session and the next run offers to resume it.
 #![cfg(unix)]
 
+mod common;
+
 use std::io::{Read, Write};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -114,23 +116,19 @@ impl Terminal {
     /// not exited within 30 s: a test that waits without a limit turns a
     /// hang into a CI run that never finishes instead of a failure.
     fn wait_exit(&mut self) -> u32 {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status.exit_code();
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                while let Ok(bytes) = self.output.try_recv() {
-                    self.seen.push_str(&String::from_utf8_lossy(&bytes));
-                }
-                panic!(
-                    "lore did not exit within 30 s; screen so far:\n{}",
-                    self.seen
-                );
-            }
-            std::thread::sleep(Duration::from_millis(20));
+        let child = &mut self.child;
+        if let Some(status) = common::within(Duration::from_secs(30), || child.try_wait().unwrap())
+        {
+            return status.exit_code();
         }
+        let _ = self.child.kill();
+        while let Ok(bytes) = self.output.try_recv() {
+            self.seen.push_str(&String::from_utf8_lossy(&bytes));
+        }
+        panic!(
+            "lore did not exit within 30 s; screen so far:\n{}",
+            self.seen
+        );
     }
 }
 

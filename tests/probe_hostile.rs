@@ -413,19 +413,13 @@ fn a_reader_that_leaves_after_one_byte_of_warnings_ends_lore_quietly() {
         let mut byte = [0u8; 1];
         reader.read_exact(&mut byte).unwrap();
         drop(reader);
-        // Bounded: a lore that kept writing into the closed pipe would
-        // otherwise hang the test run instead of failing it.
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        let status = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break status;
-            }
-            if std::time::Instant::now() > deadline {
-                let _ = child.kill();
-                panic!("{args:?}: lore still running 30 s after its reader left");
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        };
+        let status = common::within(std::time::Duration::from_secs(30), || {
+            child.try_wait().unwrap()
+        })
+        .unwrap_or_else(|| {
+            let _ = child.kill();
+            panic!("{args:?}: lore still running 30 s after its reader left")
+        });
         assert_eq!(status.code(), Some(0), "{args:?}");
     }
 }

@@ -165,3 +165,19 @@ pub fn facts(json: &serde_json::Value, fact: &str) -> Vec<(String, Vec<String>)>
 pub fn values(json: &serde_json::Value, fact: &str) -> Vec<String> {
     facts(json, fact).into_iter().map(|(v, _)| v).collect()
 }
+
+/// Polls `done` until it gives a value or `limit` passes (then `None`).
+/// For waits on a child process: a test that waits without a limit turns a
+/// hang into a CI run that never finishes instead of a failure.
+pub fn within<T>(limit: std::time::Duration, mut done: impl FnMut() -> Option<T>) -> Option<T> {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        if let Some(value) = done() {
+            return Some(value);
+        }
+        if std::time::Instant::now() > deadline {
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
