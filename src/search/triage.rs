@@ -300,15 +300,15 @@ const FIRST_PERSON: &[&str] = &[
 ];
 
 /// Words a team uses about itself: a person's, unless the line also
-/// addresses the reader, as programs' advice does (`We strongly suggest
-/// that you run mpirun as a non-root user`, torch's `We suggest only using
-/// the new API`… `please`).
+/// addresses the reader, as programs' advice does (Open MPI's `We strongly
+/// suggest that you run mpirun as a non-root user`, torch's `… indicate
+/// that you have used mix of the legacy and new APIs … We suggest only
+/// using the new API`). `please` is not such a word: users write "we get
+/// this error, please help" too.
 const FIRST_PERSON_PLURAL: &[&str] = &["our", "ours", "us", "we", "we'd", "we're", "we've"];
 
 /// Words that address the reader: a program's advice.
-const READER: &[&str] = &[
-    "please", "you", "you'd", "you'll", "you're", "you've", "your",
-];
+const READER: &[&str] = &["you", "you'd", "you'll", "you're", "you've", "your"];
 
 /// Words a question starts with.
 const QUESTION_STARTS: &[&str] = &[
@@ -1407,7 +1407,7 @@ time=\"2025-01-02T03:04:07Z\" level=info msg=\"shutting down\"
             "E: The list of sources could not be read.",
             // A program's advice says "we" to the reader.
             "We strongly recommend that you run this tool as an ordinary user.",
-            "We suggest setting the flag through the new API only, please see the notes.",
+            "You mixed the old and new settings; we suggest setting the flag through the new one only.",
         ] {
             assert!(!is_prose(line), "{line}");
         }
@@ -1416,6 +1416,7 @@ time=\"2025-01-02T03:04:07Z\" level=info msg=\"shutting down\"
             "I get this error when running on two GPUs",
             "does torch 2.5 still support compute capability 3.5",
             "We see this error on our cluster after the driver update",
+            "We get this error after the upgrade, please help",
         ] {
             assert!(is_prose(line), "{line}");
         }
