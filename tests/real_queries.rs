@@ -163,15 +163,19 @@ const MAX_UNRELATED_SHARE: f64 = 0.03;
 /// symptom-first sections, written on topics of tuning-half misses and
 /// labelled blind for all 820 queries (all 289 and 247 of 330, questions
 /// 159 and 130 of 185, not quoted 199 and 157 of 237); they held when the
-/// set grew to 854 with 34 queries mined that day. README, Search,
+/// set grew to 854 with 34 queries mined that day. Session 12 (2026-11-27):
+/// raised after knowledge corrections from an accuracy audit of eleven
+/// files (no ranking change): all 303 and 261 of 345, questions 168 and 138
+/// of 195, not quoted 213 and 171 of 252, strict 288 and 241 of 345; quoted
+/// unchanged. README, Search,
 /// has every figure; completed labels
 /// (`also`, `dropped`), and the `strict` group keeps the first labels.
 const HOLDOUT_FLOORS: &[(&str, f64, f64)] = &[
-    ("holdout all", 0.87, 0.74),
-    ("holdout question", 0.85, 0.70),
+    ("holdout all", 0.87, 0.75),
+    ("holdout question", 0.86, 0.70),
     ("holdout quoted", 0.96, 0.96),
-    ("holdout not-quoted", 0.83, 0.66),
-    ("strict holdout all", 0.83, 0.68),
+    ("holdout not-quoted", 0.84, 0.67),
+    ("strict holdout all", 0.83, 0.69),
 ];
 
 #[derive(Default, Clone, Copy)]
