@@ -164,7 +164,7 @@ const MAX_UNRELATED_SHARE: f64 = 0.03;
 /// labelled blind for all 820 queries (all 289 and 247 of 330, questions
 /// 159 and 130 of 185, not quoted 199 and 157 of 237); they held when the
 /// set grew to 854 with 34 queries mined that day. Session 12 (2026-11-27):
-/// raised after knowledge corrections from an accuracy audit of fifteen
+/// raised after knowledge corrections from an accuracy audit of eighteen
 /// files (no ranking change): all 303 and 261 of 345, questions 168 and 138
 /// of 195, not quoted 213 and 171 of 252, strict 288 and 241 of 345; quoted
 /// unchanged. README, Search,
