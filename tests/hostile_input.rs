@@ -148,13 +148,7 @@ fn a_closed_pipe_ends_every_verb_quietly() {
             let _ = errors.read_to_string(&mut text);
             text
         });
-        let status = common::within(std::time::Duration::from_secs(30), || {
-            child.try_wait().unwrap()
-        })
-        .unwrap_or_else(|| {
-            let _ = child.kill();
-            panic!("{verb:?}: lore still running 30 s after its reader left")
-        });
+        let status = common::exit_status(&mut child, &format!("{verb:?}"));
         let stderr = drain.join().unwrap();
         assert_eq!(status.code(), Some(0), "{verb:?}: {stderr}");
         assert!(!stderr.contains("Broken pipe"), "{verb:?}: {stderr}");

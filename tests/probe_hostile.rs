@@ -413,13 +413,7 @@ fn a_reader_that_leaves_after_one_byte_of_warnings_ends_lore_quietly() {
         let mut byte = [0u8; 1];
         reader.read_exact(&mut byte).unwrap();
         drop(reader);
-        let status = common::within(std::time::Duration::from_secs(30), || {
-            child.try_wait().unwrap()
-        })
-        .unwrap_or_else(|| {
-            let _ = child.kill();
-            panic!("{args:?}: lore still running 30 s after its reader left")
-        });
+        let status = common::exit_status(&mut child, &format!("{args:?}"));
         assert_eq!(status.code(), Some(0), "{args:?}");
     }
 }

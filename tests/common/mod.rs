@@ -181,3 +181,15 @@ pub fn within<T>(limit: std::time::Duration, mut done: impl FnMut() -> Option<T>
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// Waits up to 30 s for `child` to exit; past that, kills it and fails the
+/// test naming `what`, so a stuck lore cannot hang the run.
+pub fn exit_status(child: &mut std::process::Child, what: &str) -> std::process::ExitStatus {
+    within(std::time::Duration::from_secs(30), || {
+        child.try_wait().unwrap()
+    })
+    .unwrap_or_else(|| {
+        let _ = child.kill();
+        panic!("{what}: lore still running 30 s after its reader left")
+    })
+}
