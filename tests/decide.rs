@@ -66,7 +66,7 @@ fn answers_walk_to_the_next_question() {
     ]);
     assert_eq!(code, 0);
     assert!(
-        stdout.contains("\nDoes `import torch` already fail with `ImportError: libcupti.so.12: cannot open shared object file`?\n"),
+        stdout.contains("\nDoes `import torch` already fail with `ImportError: libcupti.so.12: cannot open shared object file` (`libcupti.so.11.8` for a `+cu118` build)?\n"),
         "{stdout}"
     );
     assert!(stdout.contains("  Why it matters:\n"), "{stdout}");
