@@ -557,11 +557,17 @@ fn the_word_being_typed_counts_once_however_many_words_it_starts() {
             .collect()
     };
     assert_eq!(anchors(&typing), anchors(&finished));
-    let quoting = typing
+    // Two sections quoting the message stay in the top 5. (Top 3 until the
+    // accuracy audit of 2026-11-27: cuda/10 and cuda/13 had quoted the
+    // message for a wildcard `COPY` that matches nothing, which BuildKit
+    // does not fail on; they now quote it once, for a literal path, inside
+    // longer sections.)
+    let top5 = index.query("failed to compute cache key", 5);
+    let quoting = top5
         .iter()
         .filter(|h| h.snippet.contains("failed to compute cache key"))
         .count();
-    assert!(quoting >= 2, "{:?}", anchors(&typing));
+    assert!(quoting >= 2, "{:?}", anchors(&top5));
     // Still typing the last word: sections about caches (`cache` in their
     // heading, its trail and its prose) must not push the quoting ones out.
     // (Top 1 until the catalogues of 2026-11-26; top 3 since the LLM runtime
