@@ -169,7 +169,8 @@ const MAX_UNRELATED_SHARE: f64 = 0.03;
 /// of 195, not quoted 213 and 171 of 252, strict 288 and 241 of 345; quoted
 /// unchanged. Session 13 (2026-11-27): the question group's file floor
 /// lowered from 0.86 to 0.85 after knowledge corrections from an accuracy
-/// audit of 38 files and the three trees, chosen for accuracy alone: one
+/// audit of 28 knowledge files, the arr-coc investigation and the three
+/// trees, chosen for accuracy alone: one
 /// held-out question's file fell from second to fourth (167 of 195), while
 /// section hit@1 gained one held-out query and hit@3 lost one. README,
 /// Search, has every figure; completed labels
