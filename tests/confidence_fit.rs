@@ -95,29 +95,6 @@ fn samples() -> Vec<Sample> {
     out
 }
 
-/// The area under the ROC curve: the chance that a random right answer
-/// scores above a random wrong one (ties count half). `None` without both.
-fn auc(scored: &[(f64, bool)]) -> Option<f64> {
-    let right = scored.iter().filter(|s| s.1).count();
-    let wrong = scored.len() - right;
-    if right == 0 || wrong == 0 {
-        return None;
-    }
-    let mut above = 0.0;
-    for &(p, _) in scored.iter().filter(|s| s.1) {
-        for &(q, _) in scored.iter().filter(|s| !s.1) {
-            above += if p > q {
-                1.0
-            } else if p == q {
-                0.5
-            } else {
-                0.0
-            };
-        }
-    }
-    Some(above / (right * wrong) as f64)
-}
-
 fn shown(auc: Option<f64>) -> String {
     auc.map_or("  -  ".into(), |a| format!("{a:.3}"))
 }
@@ -195,7 +172,7 @@ fn report(label: &str, samples: &[Sample], score: impl Fn(&Sample) -> f64) {
                 .filter(|s| keep(s))
                 .map(|s| (score(s), s.answers))
                 .collect();
-            format!("{} (n {:>3})", shown(auc(&scored)), scored.len())
+            format!("{} (n {:>3})", shown(labels::auc(&scored)), scored.len())
         };
         println!(
             "{label:<10} {split:<7} AUC all {}  error {}  log {}  question {}  quoted {}  not quoted {}",
@@ -343,7 +320,7 @@ fn heldout_confidence_ranks_right_answers_above_wrong_ones() {
         .iter()
         .map(|s| (f64::from(s.hit.confidence), s.answers))
         .collect();
-    let auc = auc(&scored).expect("the held-out half has right and wrong answers");
+    let auc = labels::auc(&scored).expect("the held-out half has right and wrong answers");
     assert!(
         auc >= HOLDOUT_AUC_FLOOR,
         "held-out confidence AUC {auc:.3} fell below {HOLDOUT_AUC_FLOOR}"

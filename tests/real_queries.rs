@@ -9,6 +9,10 @@
 //! section-level hit@1, hit@3 and MRR@10 per split and per kind, and fails
 //! when the held-out figures fall below the floors recorded here (raise them
 //! as ranking improves; never lower them to make a change pass).
+//!
+//! A second file, `tests/fresh_queries.toml`, is a sample mined later and in
+//! the mix users bring (most of it quoted by the knowledge), never tuned on:
+//! `fresh_queries_land_on_the_answering_section` measures it the same way.
 
 #[path = "common/labels.rs"]
 mod labels;
@@ -231,16 +235,9 @@ impl Tally {
     }
 }
 
-#[test]
-fn real_queries_land_on_the_answering_section() {
-    let set: Set = labels::read_set();
-    let corpus = Corpus::load(&SourceSet {
-        builtin: Some(&BUILTIN_KNOWLEDGE),
-        overlays: Vec::new(),
-    });
-
-    // The labels must name real sections, and every case must say where it
-    // came from and which half it belongs to.
+/// Checks every query file must pass: unique ids, a known kind and split,
+/// a source URL, labels or `uncovered`, and labels that name real sections.
+fn check_form(set: &Set, corpus: &Corpus, splits: &[&str]) {
     let mut ids = std::collections::HashSet::new();
     for case in &set.query {
         assert!(ids.insert(case.id.as_str()), "duplicate id {}", case.id);
@@ -250,8 +247,8 @@ fn real_queries_land_on_the_answering_section() {
             case.id
         );
         assert!(
-            ["tune", "holdout"].contains(&case.split.as_str()),
-            "{}: split must be tune or holdout",
+            splits.contains(&case.split.as_str()),
+            "{}: split must be one of {splits:?}",
             case.id
         );
         assert!(
@@ -285,10 +282,12 @@ fn real_queries_land_on_the_answering_section() {
             );
         }
     }
+}
 
-    // `in_knowledge` as recorded must be what the knowledge quotes now. A
-    // held-out query that became quoted means its text went into the
-    // knowledge, which issue #25 forbids: take it out again.
+/// `in_knowledge` as recorded must be what the knowledge quotes now. A
+/// held-out (or fresh) query that became quoted means its text went into
+/// the knowledge, which issue #25 forbids: take it out again.
+fn check_quoted(set: &Set) {
     let quotes = Quotes::load();
     let windows = quotes.windows();
     let mut wrong = Vec::new();
@@ -301,7 +300,7 @@ fn real_queries_land_on_the_answering_section() {
                 case.split,
                 case.in_knowledge,
                 if quoted { "quotes" } else { "no longer quotes" },
-                if quoted && case.split == "holdout" {
+                if quoted && case.split != "tune" {
                     " (held-out text must never enter the knowledge)"
                 } else {
                     ""
@@ -314,6 +313,50 @@ fn real_queries_land_on_the_answering_section() {
         "in_knowledge is stale:\n{}",
         wrong.join("\n")
     );
+}
+
+/// Where a query's answer lands: the place (0-based) of the first hit in a
+/// labelled file and in a labelled section, on the completed labels and on
+/// the first labels alone (`strict`).
+struct Landing {
+    file: Option<usize>,
+    section: Option<usize>,
+    file_strict: Option<usize>,
+    section_strict: Option<usize>,
+}
+
+fn landing(corpus: &Corpus, hits: &[lore::search::Hit], case: &Case) -> Landing {
+    let complete = labels::completed(&case.expect, &case.also, &case.dropped);
+    let strict: Vec<&String> = case.expect.iter().collect();
+    let file_rank = |labels: &[&String]| {
+        hits.iter().position(|h| {
+            labels
+                .iter()
+                .any(|l| l.split_once('#').is_some_and(|(p, _)| p == h.path))
+        })
+    };
+    let sec_rank =
+        |wanted: &[&String]| hits.iter().position(|h| labels::answers(corpus, h, wanted));
+    Landing {
+        file: file_rank(&complete),
+        section: sec_rank(&complete),
+        file_strict: file_rank(&strict),
+        section_strict: sec_rank(&strict),
+    }
+}
+
+#[test]
+fn real_queries_land_on_the_answering_section() {
+    let set: Set = labels::read_set();
+    let corpus = Corpus::load(&SourceSet {
+        builtin: Some(&BUILTIN_KNOWLEDGE),
+        overlays: Vec::new(),
+    });
+
+    // The labels must name real sections, and every case must say where it
+    // came from and which half it belongs to.
+    check_form(&set, &corpus, &["tune", "holdout"]);
+    check_quoted(&set);
     let not_quoted = set.query.iter().filter(|c| !c.in_knowledge).count();
     println!(
         "{not_quoted} of {} queries ({:.0}%) are not quoted in the knowledge",
@@ -338,7 +381,6 @@ fn real_queries_land_on_the_answering_section() {
             continue;
         }
         let complete = labels::completed(&case.expect, &case.also, &case.dropped);
-        let strict: Vec<&String> = case.expect.iter().collect();
         let hits = index.query(&case.q, DEPTH);
         for hit in hits.iter().take(3) {
             let section = hit.heading.rsplit(HEADING_SEPARATOR).next().unwrap_or("");
@@ -355,19 +397,12 @@ fn real_queries_land_on_the_answering_section() {
                     .push(&case.id);
             }
         }
-        let file_rank = |labels: &[&String]| {
-            hits.iter().position(|h| {
-                labels
-                    .iter()
-                    .any(|l| l.split_once('#').is_some_and(|(p, _)| p == h.path))
-            })
-        };
-        let sec_rank = |wanted: &[&String]| {
-            hits.iter()
-                .position(|h| labels::answers(&corpus, h, wanted))
-        };
-        let (file_strict, sec_strict) = (file_rank(&strict), sec_rank(&strict));
-        let (file_rank, sec_rank) = (file_rank(&complete), sec_rank(&complete));
+        let Landing {
+            file: file_rank,
+            section: sec_rank,
+            file_strict,
+            section_strict: sec_strict,
+        } = landing(&corpus, &hits, case);
         let quoted = if case.in_knowledge {
             "quoted"
         } else {
@@ -449,6 +484,113 @@ fn real_queries_land_on_the_answering_section() {
     );
 
     for &(group, file3, sec3) in HOLDOUT_FLOORS {
+        let tally = tallies.get(group).copied().unwrap_or_default();
+        assert!(
+            tally.share(tally.file3) >= file3,
+            "{group}: file hit@3 {:.2} fell below {file3}",
+            tally.share(tally.file3)
+        );
+        assert!(
+            tally.share(tally.sec3) >= sec3,
+            "{group}: section hit@3 {:.2} fell below {sec3}",
+            tally.share(tally.sec3)
+        );
+    }
+}
+
+/// Floors for the fresh sample (`tests/fresh_queries.toml`): (group, file
+/// hit@3, section hit@3), each a measured figure rounded down, as for
+/// `HOLDOUT_FLOORS`. Measured 2026-11-27 (fourteenth session) when the
+/// sample was added, before any change was judged on it: all 99 and 93 of
+/// 101 labelled, questions 28 and 25 of 30, quoted 79 and 77 of 80, not
+/// quoted 20 and 16 of 21.
+const FRESH_FLOORS: &[(&str, f64, f64)] = &[
+    ("fresh all", 0.98, 0.92),
+    ("fresh question", 0.93, 0.83),
+    ("fresh quoted", 0.98, 0.96),
+    ("fresh not-quoted", 0.95, 0.76),
+    ("strict fresh all", 0.98, 0.92),
+];
+
+/// The fresh sample's confidence AUC may not fall below this (measured
+/// 0.842 on 2026-11-27 over the 118 queries with a first hit).
+const FRESH_AUC_FLOOR: f64 = 0.84;
+
+/// A second, independent measure: queries mined in one sitting, after the
+/// ranking had stopped changing, by collectors who never read the
+/// knowledge, one thread each, and labelled blind before lore ran on them.
+/// Nothing is ever tuned on them (all are `split = "fresh"`), and unlike
+/// the development set they are not chosen to be mostly unquoted: they show
+/// what a user pasting a real message meets, quoted or not. The test prints
+/// the same figures as the development set's, and the confidence's AUC
+/// (a query no section answers counts as answered wrongly).
+#[test]
+fn fresh_queries_land_on_the_answering_section() {
+    let set: Set = labels::read_file("fresh_queries.toml");
+    let corpus = Corpus::load(&SourceSet {
+        builtin: Some(&BUILTIN_KNOWLEDGE),
+        overlays: Vec::new(),
+    });
+    check_form(&set, &corpus, &["fresh"]);
+    check_quoted(&set);
+    let (index, _) = SearchIndex::build_in_memory(&corpus).expect("index builds");
+    let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut scored = Vec::new();
+    let mut uncovered = 0;
+    for case in &set.query {
+        let hits = index.query(&case.q, DEPTH);
+        let complete = labels::completed(&case.expect, &case.also, &case.dropped);
+        if let Some(first) = hits.first() {
+            scored.push((
+                f64::from(first.confidence),
+                labels::answers(&corpus, first, &complete),
+            ));
+        }
+        if case.uncovered && case.also.is_empty() {
+            uncovered += 1;
+            continue;
+        }
+        let landing = landing(&corpus, &hits, case);
+        let quoted = if case.in_knowledge {
+            "quoted"
+        } else {
+            "not-quoted"
+        };
+        for key in [
+            "fresh all".to_string(),
+            format!("fresh {}", case.kind),
+            format!("fresh {quoted}"),
+            format!("fresh {quoted} {}", case.kind),
+        ] {
+            tallies
+                .entry(key)
+                .or_default()
+                .add(landing.file, landing.section);
+        }
+        tallies
+            .entry("strict fresh all".to_string())
+            .or_default()
+            .add(landing.file_strict, landing.section_strict);
+    }
+    let not_quoted = set.query.iter().filter(|c| !c.in_knowledge).count();
+    println!(
+        "fresh queries: {} labelled, {uncovered} uncovered; {not_quoted} not quoted \
+         (hit@1 hit@3 MRR@{DEPTH})",
+        set.query.len() - uncovered
+    );
+    for (label, tally) in &tallies {
+        println!("{}", tally.line(label));
+    }
+    let auc = labels::auc(&scored).expect("the fresh sample has right and wrong answers");
+    println!(
+        "fresh confidence AUC {auc:.3} over {} queries",
+        scored.len()
+    );
+    assert!(
+        auc >= FRESH_AUC_FLOOR,
+        "fresh confidence AUC {auc:.3} fell below {FRESH_AUC_FLOOR}"
+    );
+    for &(group, file3, sec3) in FRESH_FLOORS {
         let tally = tallies.get(group).copied().unwrap_or_default();
         assert!(
             tally.share(tally.file3) >= file3,

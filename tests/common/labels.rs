@@ -9,9 +9,15 @@ use serde::de::DeserializeOwned;
 
 /// `tests/real_queries.toml`, parsed into the caller's view of it.
 pub fn read_set<T: DeserializeOwned>() -> T {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/real_queries.toml");
-    let text = std::fs::read_to_string(path).expect("tests/real_queries.toml");
-    toml::from_str(&text).expect("real_queries.toml parses")
+    read_file("real_queries.toml")
+}
+
+/// A query file under `tests/` (`real_queries.toml`, `fresh_queries.toml`),
+/// parsed into the caller's view of it.
+pub fn read_file<T: DeserializeOwned>(name: &str) -> T {
+    let path = format!("{}/tests/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    toml::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 /// Whether `hit` lands in the labelled section `anchor` of `doc` or in one of
@@ -52,4 +58,27 @@ pub fn answers(corpus: &Corpus, hit: &Hit, labels: &[&String]) -> bool {
         let (path, anchor) = label.split_once('#').expect("labels are path#anchor");
         path == hit.path && corpus.get(path).is_some_and(|d| lands_in(d, hit, anchor))
     })
+}
+
+/// The area under the ROC curve: the chance that a random right answer
+/// scores above a random wrong one (ties count half). `None` without both.
+pub fn auc(scored: &[(f64, bool)]) -> Option<f64> {
+    let right = scored.iter().filter(|s| s.1).count();
+    let wrong = scored.len() - right;
+    if right == 0 || wrong == 0 {
+        return None;
+    }
+    let mut above = 0.0;
+    for &(p, _) in scored.iter().filter(|s| s.1) {
+        for &(q, _) in scored.iter().filter(|s| !s.1) {
+            above += if p > q {
+                1.0
+            } else if p == q {
+                0.5
+            } else {
+                0.0
+            };
+        }
+    }
+    Some(above / (right * wrong) as f64)
 }
