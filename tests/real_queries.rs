@@ -345,6 +345,23 @@ fn landing(corpus: &Corpus, hits: &[lore::search::Hit], case: &Case) -> Landing 
     }
 }
 
+/// Fails when a group's file or section hit@3 is below its floor.
+fn check_floors(tallies: &BTreeMap<String, Tally>, floors: &[(&str, f64, f64)]) {
+    for &(group, file3, sec3) in floors {
+        let tally = tallies.get(group).copied().unwrap_or_default();
+        assert!(
+            tally.share(tally.file3) >= file3,
+            "{group}: file hit@3 {:.2} fell below {file3}",
+            tally.share(tally.file3)
+        );
+        assert!(
+            tally.share(tally.sec3) >= sec3,
+            "{group}: section hit@3 {:.2} fell below {sec3}",
+            tally.share(tally.sec3)
+        );
+    }
+}
+
 #[test]
 fn real_queries_land_on_the_answering_section() {
     let set: Set = labels::read_set();
@@ -483,19 +500,7 @@ fn real_queries_land_on_the_answering_section() {
         "Sources sections rank for queries that ask for none: {sources_ranked:?}"
     );
 
-    for &(group, file3, sec3) in HOLDOUT_FLOORS {
-        let tally = tallies.get(group).copied().unwrap_or_default();
-        assert!(
-            tally.share(tally.file3) >= file3,
-            "{group}: file hit@3 {:.2} fell below {file3}",
-            tally.share(tally.file3)
-        );
-        assert!(
-            tally.share(tally.sec3) >= sec3,
-            "{group}: section hit@3 {:.2} fell below {sec3}",
-            tally.share(tally.sec3)
-        );
-    }
+    check_floors(&tallies, HOLDOUT_FLOORS);
 }
 
 /// Floors for the fresh sample (`tests/fresh_queries.toml`): (group, file
@@ -592,17 +597,5 @@ fn fresh_queries_land_on_the_answering_section() {
         auc >= FRESH_AUC_FLOOR,
         "fresh confidence AUC {auc:.3} fell below {FRESH_AUC_FLOOR}"
     );
-    for &(group, file3, sec3) in FRESH_FLOORS {
-        let tally = tallies.get(group).copied().unwrap_or_default();
-        assert!(
-            tally.share(tally.file3) >= file3,
-            "{group}: file hit@3 {:.2} fell below {file3}",
-            tally.share(tally.file3)
-        );
-        assert!(
-            tally.share(tally.sec3) >= sec3,
-            "{group}: section hit@3 {:.2} fell below {sec3}",
-            tally.share(tally.sec3)
-        );
-    }
+    check_floors(&tallies, FRESH_FLOORS);
 }
