@@ -345,6 +345,15 @@ fn landing(corpus: &Corpus, hits: &[lore::search::Hit], case: &Case) -> Landing 
     }
 }
 
+/// The group a query's figures are split into by `in_knowledge`.
+fn quoted_group(case: &Case) -> &'static str {
+    if case.in_knowledge {
+        "quoted"
+    } else {
+        "not-quoted"
+    }
+}
+
 /// Fails when a group's file or section hit@3 is below its floor.
 fn check_floors(tallies: &BTreeMap<String, Tally>, floors: &[(&str, f64, f64)]) {
     for &(group, file3, sec3) in floors {
@@ -420,11 +429,7 @@ fn real_queries_land_on_the_answering_section() {
             file_strict,
             section_strict: sec_strict,
         } = landing(&corpus, &hits, case);
-        let quoted = if case.in_knowledge {
-            "quoted"
-        } else {
-            "not-quoted"
-        };
+        let quoted = quoted_group(case);
         for key in [
             format!("{} all", case.split),
             format!("{} {}", case.split, case.kind),
@@ -558,11 +563,7 @@ fn fresh_queries_land_on_the_answering_section() {
             continue;
         }
         let landing = landing(&corpus, &hits, case);
-        let quoted = if case.in_knowledge {
-            "quoted"
-        } else {
-            "not-quoted"
-        };
+        let quoted = quoted_group(case);
         for key in [
             "fresh all".to_string(),
             format!("fresh {}", case.kind),
