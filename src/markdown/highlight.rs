@@ -13,8 +13,10 @@
 //! Colouring takes tens of microseconds a line, so a 7 MB block takes
 //! seconds. The TUI renders through `Highlighter::interactive`, which shares
 //! the global one's grammars and memo but colours at most
-//! `INTERACTIVE_LINES` lines in one render (smallest blocks first) and
-//! leaves the rest plain, for a worker to `prepare` with the global one.
+//! `INTERACTIVE_LINES` lines in one render (smallest blocks first; a long
+//! line counts by its bytes) and leaves the rest plain, for a worker to
+//! `prepare` with the global one. A block with a line over
+//! `LONGEST_COLOURED_LINE` bytes is never coloured.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -44,6 +46,27 @@ const PARALLEL_FROM_LINES: usize = 40;
 /// milliseconds); blocks beyond are drawn plain until a worker has coloured
 /// them.
 pub const INTERACTIVE_LINES: usize = 1_000;
+
+/// What colouring costs goes with bytes as much as lines: a block counts as
+/// one line per this many bytes when that is more than its lines (a 1 MB
+/// line of minified JSON is 10,000 lines' worth of work, not one).
+const BYTES_PER_LINE: usize = 100;
+
+/// A block with a line longer than this is never coloured, shown plain:
+/// syntect takes seconds over a line of megabytes (a minified bundle, a
+/// pasted log line). 20,000 is where VS Code stops tokenizing a line too.
+pub const LONGEST_COLOURED_LINE: usize = 20_000;
+
+/// The work of colouring `code`, in lines (see [`BYTES_PER_LINE`]).
+fn cost(code: &str) -> usize {
+    code.lines().count().max(code.len() / BYTES_PER_LINE)
+}
+
+/// False for a block holding a line too long to colour.
+fn colourable(code: &str) -> bool {
+    code.len() <= LONGEST_COLOURED_LINE
+        || code.lines().all(|line| line.len() <= LONGEST_COLOURED_LINE)
+}
 
 /// Fence names the corpus and its readers use, and the grammar each means.
 /// Anything else is looked up by grammar name or file extension.
@@ -241,6 +264,9 @@ impl Highlighter {
     ) -> Option<Arc<HighlightedLines>> {
         let theme_name = theme.syntax_theme()?;
         let syntax = self.syntax(lang)?;
+        if !colourable(code) {
+            return None;
+        }
         let key = MemoKey::new(code, syntax, theme);
         if let Some(lines) = self.memo().get(&key) {
             return Some(Arc::clone(lines));
@@ -278,15 +304,15 @@ impl Highlighter {
             pending.sort_by_key(|(code, _)| code.len());
             let mut left = budget;
             pending.retain(|(code, _)| {
-                let lines = code.lines().count();
-                let fits = lines <= left;
+                let cost = cost(code);
+                let fits = cost <= left;
                 if fits {
-                    left -= lines;
+                    left -= cost;
                 }
                 fits
             });
         }
-        let lines: usize = pending.iter().map(|(code, _)| code.lines().count()).sum();
+        let lines: usize = pending.iter().map(|(code, _)| cost(code)).sum();
         let threads = crate::cores::available().min(pending.len());
         if threads < 2 || lines < PARALLEL_FROM_LINES {
             for (code, lang) in pending {
@@ -324,6 +350,9 @@ impl Highlighter {
         let (Some(theme_name), Some(syntax)) = (theme.syntax_theme(), self.syntax(lang)) else {
             return;
         };
+        if !colourable(code) {
+            return;
+        }
         let key = MemoKey::new(code, syntax, theme);
         if self.memo().contains_key(&key) {
             return;
@@ -341,6 +370,10 @@ impl Highlighter {
         let Some(syntax) = self.syntax(lang) else {
             return true;
         };
+        // Never coloured, so nothing is left to do for it.
+        if !colourable(code) {
+            return true;
+        }
         self.memo().contains_key(&MemoKey::new(code, syntax, theme))
     }
 
@@ -486,6 +519,53 @@ mod tests {
         assert_eq!(highlighter.remembered(), 2, "bash and python, not text");
         highlighter.prepare(&doc, &Theme::plain());
         assert_eq!(highlighter.remembered(), 2, "nothing to colour under plain");
+    }
+
+    fn doc_with(text: String) -> crate::corpus::Document {
+        crate::corpus::Document::parse(crate::sources::SourceFile {
+            rel: "a.md".into(),
+            origin: crate::sources::Origin::Builtin,
+            text,
+            stamp: None,
+        })
+    }
+
+    /// A minified JSON blob pasted into a fence: one line of a megabyte took
+    /// the TUI seconds to colour while keys waited, because the interactive
+    /// budget counted it as one line. It is never coloured now, so nothing
+    /// is left for a worker either, and `highlight` returns at once.
+    #[test]
+    fn a_megabyte_line_of_minified_json_is_shown_plain() {
+        let highlighter = Highlighter::load();
+        let theme = Theme::for_name(ThemeName::Dark);
+        let blob = format!("{{\"k\": [{}0]}}", "1, ".repeat(350_000));
+        let doc = doc_with(format!("# C\n\n```json\n{blob}\n```\n"));
+        let interactive = highlighter.with_budget(INTERACTIVE_LINES);
+        interactive.prepare(&doc, &theme);
+        assert_eq!(highlighter.remembered(), 0);
+        assert!(!interactive.leaves_plain(&doc, &theme));
+        assert!(highlighter.highlight(&blob, "json", &theme).is_none());
+        // A line just under the limit is still coloured.
+        let short = format!("[{}0]", "1, ".repeat(6_000));
+        assert!(highlighter.highlight(&short, "json", &theme).is_some());
+    }
+
+    /// Many long lines, each under the limit: few lines, but too many bytes
+    /// for one keystroke. The interactive render leaves the block for a
+    /// worker instead of colouring 300 KB between two keys.
+    #[test]
+    fn a_block_with_many_bytes_on_few_lines_goes_to_the_worker() {
+        let highlighter = Highlighter::load();
+        let theme = Theme::for_name(ThemeName::Dark);
+        let line = format!("echo {}\n", "x".repeat(1_000));
+        let doc = doc_with(format!("# C\n\n```bash\n{}```\n", line.repeat(300)));
+        let interactive = highlighter.with_budget(INTERACTIVE_LINES);
+        interactive.prepare(&doc, &theme);
+        assert_eq!(highlighter.remembered(), 0, "300 lines but 300 KB");
+        assert!(interactive.leaves_plain(&doc, &theme));
+        highlighter.prepare(&doc, &theme);
+        assert_eq!(highlighter.remembered(), 1, "the worker colours it");
+        assert!(!interactive.leaves_plain(&doc, &theme));
     }
 
     /// Enough code to be shared out between threads: every block ends up
