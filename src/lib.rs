@@ -37,6 +37,7 @@ pub mod diagnose;
 pub mod diagnostic;
 pub mod markdown;
 pub mod panics;
+pub mod pasted;
 pub mod probe;
 pub mod search;
 pub mod sources;

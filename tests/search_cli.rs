@@ -482,44 +482,71 @@ fn cjk_characters_are_found_inside_a_run() {
 /// return for each line break; a log saved on Windows ends its lines in
 /// CRLF. `lore search -` triages such a log line by line, as it does one
 /// with line feeds, and finds the same sections.
+/// A build log whose failing line is a missing architecture, as BuildKit
+/// prints it.
+const ARCH_LOG: [&str; 5] = [
+    "#8 [4/6] RUN python setup.py build_ext",
+    "#8 1.402 running build_ext",
+    "#8 3.118 building 'my_ext' extension",
+    "#8 5.713 nvcc fatal   : Unsupported gpu architecture 'compute_35'",
+    "#8 ERROR: process \"/bin/sh -c python setup.py build_ext\" did not complete successfully: exit code: 1",
+];
+
+/// `lore search --json -` of `bytes`: the lines searched and the first hits.
+fn searched_and_hits(home: &tempfile::TempDir, bytes: Vec<u8>) -> (Vec<String>, Vec<String>) {
+    let out = lore(home)
+        .args(["search", "--json", "--limit", "5", "-"])
+        .write_stdin(bytes)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let hits: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hits = hits.as_array().unwrap().clone();
+    let searched: Vec<String> = hits[0]["searched"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap().to_string())
+        .collect();
+    let places: Vec<String> = hits
+        .iter()
+        .map(|h| format!("{}#{}", h["path"], h["anchor"]))
+        .collect();
+    (searched, places)
+}
+
 #[test]
 fn a_log_with_carriage_returns_for_line_breaks_is_triaged_by_line() {
     let home = home();
-    let log = [
-        "#8 [4/6] RUN python setup.py build_ext",
-        "#8 1.402 running build_ext",
-        "#8 3.118 building 'my_ext' extension",
-        "#8 5.713 nvcc fatal   : Unsupported gpu architecture 'compute_35'",
-        "#8 ERROR: process \"/bin/sh -c python setup.py build_ext\" did not complete successfully: exit code: 1",
-    ];
-    let search = |text: String| {
-        let out = lore(&home)
-            .args(["search", "--json", "--limit", "5", "-"])
-            .write_stdin(text)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0));
-        let hits: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let hits = hits.as_array().unwrap().clone();
-        let searched: Vec<String> = hits[0]["searched"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|l| l.as_str().unwrap().to_string())
-            .collect();
-        let places: Vec<String> = hits
-            .iter()
-            .map(|h| format!("{}#{}", h["path"], h["anchor"]))
-            .collect();
-        (searched, places)
-    };
-    let (lf_searched, lf_hits) = search(log.join("\n"));
+    let (lf_searched, lf_hits) = searched_and_hits(&home, ARCH_LOG.join("\n").into_bytes());
     assert_eq!(lf_searched.len(), 2, "{lf_searched:?}");
     assert!(lf_searched[0].contains("Unsupported gpu architecture"));
     for newline in ["\r", "\r\n"] {
-        let (searched, hits) = search(log.join(newline));
+        let (searched, hits) = searched_and_hits(&home, ARCH_LOG.join(newline).into_bytes());
         assert_eq!(searched, lf_searched, "lines ended by {newline:?}");
         assert_eq!(hits, lf_hits, "lines ended by {newline:?}");
+    }
+}
+
+/// Windows PowerShell 5 saves `docker build . > build.log` as UTF-16 with a
+/// byte-order mark; piped to `lore search -` on WSL it was read as UTF-8,
+/// every other byte a NUL, and an unrelated section came first. Coloured
+/// output saved whole (a TTY's `docker build`, pytest) holds SGR codes,
+/// which were echoed in the `searched` lines. Both read as the plain log.
+#[test]
+fn a_utf16_or_coloured_log_reads_as_the_plain_log() {
+    let home = home();
+    let plain = ARCH_LOG.join("\r\n");
+    let (want_searched, want_hits) = searched_and_hits(&home, plain.clone().into_bytes());
+    let mut utf16 = vec![0xFF, 0xFE];
+    utf16.extend(plain.encode_utf16().flat_map(u16::to_le_bytes));
+    let coloured = plain
+        .replace("nvcc fatal", "\x1b[1m\x1b[31mnvcc fatal\x1b[0m")
+        .replace("#8 ERROR", "\x1b[31m#8 ERROR\x1b[0m");
+    for (what, bytes) in [("UTF-16", utf16), ("coloured", coloured.into_bytes())] {
+        let (searched, hits) = searched_and_hits(&home, bytes);
+        assert_eq!(searched, want_searched, "{what}");
+        assert_eq!(hits, want_hits, "{what}");
     }
 }
 

@@ -70,14 +70,19 @@ pub(super) fn read_query(words: &[String]) -> anyhow::Result<Result<String, u8>>
             .lock()
             .take(MAX_STDIN_BYTES)
             .read_to_end(&mut bytes)?;
-        if bytes.len() > MAX_QUERY_BYTES {
+        let mut text = crate::pasted::decode(&bytes);
+        if text.len() > MAX_QUERY_BYTES {
             say!(
                 "lore: the input is {} MB; searching its last MB (where a log says what failed)",
-                bytes.len() >> 20
+                text.len() >> 20
             );
-            bytes.drain(..bytes.len() - MAX_QUERY_BYTES);
+            let mut cut = text.len() - MAX_QUERY_BYTES;
+            while !text.is_char_boundary(cut) {
+                cut += 1;
+            }
+            text.drain(..cut);
         }
-        String::from_utf8_lossy(&bytes).into_owned()
+        text
     } else {
         words.join(" ")
     };

@@ -111,6 +111,9 @@ pub fn is_stop_word(word: &str) -> bool {
 
 /// Parses a query. Never fails.
 pub fn parse(input: &str) -> ParsedQuery {
+    // Colour codes from coloured output saved whole are never the user's
+    // words: dropped before the log's lines are picked and shown.
+    let input = &*crate::pasted::strip_ansi(input);
     let ends_open = input
         .chars()
         .last()
@@ -381,23 +384,9 @@ fn shorten(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
 
 /// ANSI escape sequences (colours, cursor moves) from pasted coloured output.
 fn strip_escapes(line: &str) -> String {
+    let line = crate::pasted::strip_ansi(line);
     let mut out = String::with_capacity(line.len());
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            if chars.peek() == Some(&'[') {
-                chars.next();
-                // Parameters, then one final byte in @..~.
-                for c in chars.by_ref() {
-                    if ('@'..='~').contains(&c) {
-                        break;
-                    }
-                }
-            } else {
-                chars.next();
-            }
-            continue;
-        }
+    for c in line.chars() {
         if c.is_control() && c != '\t' {
             out.push(' ');
             continue;

@@ -6,7 +6,7 @@
 //!
 //! - a bracketed paste whose end marker never comes (a stray `ESC [200~`)
 //!   kept every later key, `q` and Ctrl-C included. Here a paste that goes
-//!   [`PASTE_WAIT`] without a byte is over, and what came is typed;
+//!   [`PASTE_WAIT`] without a byte is over, and what came is the paste;
 //! - the terminal's answers to questions (the background colour that came
 //!   after lore stopped waiting for it, device attributes) were read as keys
 //!   (`]11;rgb:ffff/ffff/ffff` typed into the filter). Here answers are
@@ -106,20 +106,26 @@ impl Decoder {
         }
     }
 
-    /// Past the deadline: an unterminated paste's text, and a sequence that
-    /// never completed, are typed.
+    /// Past the deadline: an unterminated paste is over, its text handed on
+    /// as a paste (never as keys: a `q` in it would quit), and a sequence
+    /// that never completed is typed.
     pub fn expire(&mut self, now: Instant) -> Vec<Event> {
         let mut out = Vec::new();
         if self.deadline().is_none_or(|deadline| now < deadline) {
             return out;
         }
-        if let Some(mut typed) = self.paste.take() {
+        if let Some(pasted) = self.paste.take() {
             log::warn!(
-                "a paste's end marker did not come within {PASTE_WAIT:?}: its {} bytes are taken as typed",
-                typed.len()
+                "a paste's end marker did not come within {PASTE_WAIT:?}: its {} bytes are taken as the paste",
+                pasted.len()
             );
-            typed.append(&mut self.pending);
-            self.pending = typed;
+            // What is held is at most the start of the end marker that was cut.
+            if marker_prefix(&self.pending, PASTE_END) == self.pending.len() {
+                self.pending.clear();
+            }
+            if !pasted.is_empty() {
+                out.push(Event::Paste(String::from_utf8_lossy(&pasted).into_owned()));
+            }
         }
         self.last = Some(now);
         self.run(&mut out, false, true);
@@ -790,17 +796,19 @@ mod tests {
 
     /// A stray paste start (`ESC [200~` with no end, as a red team sent it)
     /// held every later key, `q` and Ctrl-C included, for good. Once the
-    /// paste has gone PASTE_WAIT without a byte, what came is typed and the
-    /// keys after it work.
+    /// paste has gone PASTE_WAIT without a byte, what came is handed on as
+    /// the paste and the keys after it work. It was once typed as keys: a
+    /// paste cut short over a flaky SSH link, `pip install -q torch`, quit
+    /// lore at its `q`.
     #[test]
-    fn an_unterminated_paste_is_typed_after_its_wait() {
+    fn an_unterminated_paste_is_a_paste_after_its_wait() {
         let mut d = Decoder::default();
         let start = Instant::now();
-        assert_eq!(d.feed(b"\x1b[200~abc", start, false), []);
+        assert_eq!(d.feed(b"\x1b[200~pip install -q", start, false), []);
         let deadline = d.deadline().expect("the paste is held");
         assert_eq!(deadline, start + PASTE_WAIT);
         assert_eq!(d.expire(start + PASTE_WAIT / 2), [], "not yet");
-        assert_eq!(d.expire(deadline), keys("abc"));
+        assert_eq!(d.expire(deadline), [Event::Paste("pip install -q".into())]);
         assert_eq!(d.deadline(), None);
         assert_eq!(
             d.feed(b"q", deadline, false),

@@ -422,7 +422,9 @@ fn translate(app: &App, event: TermEvent) -> Option<Action> {
             _ => None,
         },
         TermEvent::Resize(width, height) => Some(Action::Resize(width, height)),
-        TermEvent::Paste(text) => Some(Action::Paste(text)),
+        TermEvent::Paste(text) => {
+            Some(Action::Paste(crate::pasted::strip_ansi(&text).into_owned()))
+        }
         _ => None,
     }
 }
