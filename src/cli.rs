@@ -182,7 +182,8 @@ impl Shell {
 #[derive(Debug, clap::Args)]
 pub struct ShowArgs {
     /// The document's path in the knowledge, optionally with `#anchor` for one section
-    /// (e.g. cuda/20-cupti-deep-dive-arr-coc.md#what-is-cupti)
+    /// (e.g. cuda/20-cupti-deep-dive-arr-coc.md#what-is-cupti), or a search hit's `PATH:LINE`
+    /// for the section holding that line
     #[arg(value_name = "PATH[#ANCHOR]", add = ArgValueCompleter::new(complete::targets))]
     pub target: String,
 

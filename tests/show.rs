@@ -125,6 +125,46 @@ fn an_anchor_shows_only_that_section() {
     assert!(!text.ends_with("\n\n"));
 }
 
+/// The Quick start's promise: a hit's `path:line`, copied from `lore
+/// search`'s output, prints that hit's section. It was "no document".
+#[test]
+fn a_search_hits_path_and_line_shows_its_section() {
+    let home = home();
+    let hit = lore(&home)
+        .args(["search", "--limit", "1", "what is CUPTI"])
+        .output()
+        .unwrap();
+    let first = stdout(&hit);
+    let place = first.split_whitespace().next().unwrap().to_string();
+    assert!(place.starts_with(CUPTI), "{first}");
+    let by_line = lore(&home)
+        .args(["show", &place, "--plain"])
+        .output()
+        .unwrap();
+    assert_eq!(by_line.status.code(), Some(0), "{}", stderr(&by_line));
+    let by_anchor = lore(&home)
+        .args(["show", &format!("{CUPTI}#what-is-cupti"), "--plain"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&by_line), stdout(&by_anchor));
+    // A line inside the section's text, not only its heading, and the
+    // short form of the path.
+    let (_, line) = place.rsplit_once(':').unwrap();
+    let inside = format!("20-cupti:{}", line.parse::<usize>().unwrap() + 3);
+    let out = lore(&home)
+        .args(["show", &inside, "--plain"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), stdout(&by_anchor));
+    // Still an error when the path names no document.
+    let out = lore(&home)
+        .args(["show", "no-such-doc.md:12"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("no document"), "{}", stderr(&out));
+}
+
 #[test]
 fn paths_may_omit_the_extension_or_the_folder() {
     let home = home();

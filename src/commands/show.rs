@@ -23,13 +23,23 @@ const SUGGESTIONS: usize = 5;
 
 pub fn run(settings: &Settings, args: &ShowArgs) -> anyhow::Result<u8> {
     let corpus = Corpus::load(&settings.knowledge);
-    let (doc, anchor) = match resolve_target(&corpus, &args.target) {
-        Ok(found) => found,
-        Err(message) => {
-            say!("{message}");
-            return Ok(EXIT_USAGE);
-        }
-    };
+    let (doc, anchor): (&Document, Option<&str>) =
+        match resolve_target(&corpus, &args.target) {
+            Ok(found) => found,
+            // A hit as `lore search` prints it: the section holding that line.
+            Err(message) => match line_suffix(&args.target).and_then(|(path, line)| {
+                match resolve_target(&corpus, path) {
+                    Ok((doc, None)) => Some((doc, section_at(doc, line))),
+                    _ => None,
+                }
+            }) {
+                Some(found) => found,
+                None => {
+                    say!("{message}");
+                    return Ok(EXIT_USAGE);
+                }
+            },
+        };
     let color = settings.color && !args.plain;
     let theme = if color {
         let name = settings.theme_for_terminal();
@@ -67,6 +77,23 @@ pub fn run(settings: &Settings, args: &ShowArgs) -> anyhow::Result<u8> {
         out.flush()?;
     }
     Ok(EXIT_OK)
+}
+
+/// `PATH:LINE` split into the path and the line, as `lore search` prints hits.
+pub(super) fn line_suffix(target: &str) -> Option<(&str, usize)> {
+    let (path, line) = target.rsplit_once(':')?;
+    let line: usize = line.parse().ok()?;
+    (!path.is_empty() && line > 0).then_some((path, line))
+}
+
+/// The anchor of the section `line` (1-based) is in: the last heading at or
+/// above it; `None` above the first heading (the whole document).
+fn section_at(doc: &Document, line: usize) -> Option<&str> {
+    doc.sections
+        .iter()
+        .take_while(|s| s.line <= line)
+        .last()
+        .map(|s| s.anchor.as_str())
 }
 
 /// The document and anchor `PATH[#ANCHOR]` names, or the message saying why

@@ -71,14 +71,7 @@ pub fn open_external(
 
 /// A path, `PATH#ANCHOR` or `PATH:LINE`, rather than a mistyped verb.
 fn looks_like_a_path(word: &str) -> bool {
-    word.contains(['/', '#']) || word.ends_with(".md") || line_suffix(word).is_some()
-}
-
-/// `PATH:LINE` split into the path and the line, as `lore search` prints hits.
-fn line_suffix(target: &str) -> Option<(&str, usize)> {
-    let (path, line) = target.rsplit_once(':')?;
-    let line: usize = line.parse().ok()?;
-    (!path.is_empty() && line > 0).then_some((path, line))
+    word.contains(['/', '#']) || word.ends_with(".md") || super::show::line_suffix(word).is_some()
 }
 
 /// The document path and where in it `target` points.
@@ -88,7 +81,7 @@ fn resolve(corpus: &Corpus, target: &str) -> Result<(String, At), String> {
             doc.path.clone(),
             anchor.map_or(At::Top, |a| At::Anchor(a.to_string())),
         )),
-        Err(message) => match line_suffix(target) {
+        Err(message) => match super::show::line_suffix(target) {
             Some((path, line)) => match super::show::resolve_target(corpus, path) {
                 Ok((doc, None)) => Ok((doc.path.clone(), At::Line(line))),
                 _ => Err(message),
