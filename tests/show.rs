@@ -165,6 +165,41 @@ fn a_search_hits_path_and_line_shows_its_section() {
     assert!(stderr(&out).contains("no document"), "{}", stderr(&out));
 }
 
+/// A file whose lines end in a carriage return alone (a classic Mac
+/// editor, a terminal paste saved to disk) was one long line: its title the
+/// whole file, no sections. CommonMark ends a line at a lone CR, and so does
+/// lore now; CRLF files were already read by line.
+#[test]
+fn a_file_with_carriage_returns_alone_for_line_ends_has_its_sections() {
+    let home = home();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("cr.md"),
+        "# CR only\r\rbody about the platypus\r\r## Sub\r\rmore text\r",
+    )
+    .unwrap();
+    let knowledge = dir.path().to_str().unwrap();
+    let list = lore(&home)
+        .args(["list", "--no-builtin", "--knowledge", knowledge])
+        .output()
+        .unwrap();
+    assert!(stdout(&list).contains("CR only"), "{}", stdout(&list));
+    assert!(!stdout(&list).contains("platypus"), "{}", stdout(&list));
+    let out = lore(&home)
+        .args([
+            "show",
+            "--no-builtin",
+            "--knowledge",
+            knowledge,
+            "cr#sub",
+            "--plain",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim_end(), "Sub\n───\n\nmore text");
+}
+
 #[test]
 fn paths_may_omit_the_extension_or_the_folder() {
     let home = home();

@@ -359,6 +359,29 @@ fn read_overlay_file(
     })
 }
 
+/// `text` with each carriage return that is not followed by a line feed
+/// made one: a classic Mac file, or a paste saved from a terminal that sends
+/// CR for each line break, ends its lines in CR alone, which CommonMark
+/// reads as a line end too, and which would otherwise make the whole file
+/// one line (its title the whole text). CRLF is left as it is, and every
+/// byte stays where it was.
+fn lone_carriage_returns_end_lines(text: &str) -> String {
+    let bytes = text.as_bytes();
+    if !bytes.contains(&b'\r') {
+        return text.to_string();
+    }
+    let fixed: Vec<u8> = bytes
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| match b {
+            b'\r' if bytes.get(i + 1) != Some(&b'\n') => b'\n',
+            _ => b,
+        })
+        .collect();
+    // Swapping one ASCII byte for another keeps the text UTF-8.
+    String::from_utf8(fixed).unwrap_or_else(|_| text.to_string())
+}
+
 /// UTF-8 text or a warning naming the line of the first bad byte.
 fn decode(rel: &str, bytes: &[u8], warnings: &mut Vec<Diagnostic>) -> Option<String> {
     if bytes.len() as u64 > MAX_FILE_BYTES {
@@ -374,7 +397,9 @@ fn decode(rel: &str, bytes: &[u8], warnings: &mut Vec<Diagnostic>) -> Option<Str
         return None;
     }
     match std::str::from_utf8(bytes) {
-        Ok(text) => Some(text.strip_prefix('\u{feff}').unwrap_or(text).to_string()),
+        Ok(text) => Some(lone_carriage_returns_end_lines(
+            text.strip_prefix('\u{feff}').unwrap_or(text),
+        )),
         Err(err) => {
             let at = err.valid_up_to();
             let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
