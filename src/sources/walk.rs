@@ -370,7 +370,18 @@ impl Walk<'_> {
             modified,
         });
         for entry in entries {
-            let name = entry.name.to_string_lossy();
+            // A name that is not UTF-8 (Latin-1 from an old zip or tarball)
+            // has no path a link or `lore show` can name, and two such names
+            // read alike: `caf\xe9.md` and `caf\xe8.md` became one document.
+            let Some(name) = entry.name.to_str() else {
+                let escaped = entry.name.as_encoded_bytes().escape_ascii().to_string();
+                self.warnings.push(Diagnostic::warning(
+                    dir.join(&escaped).display().to_string(),
+                    None,
+                    "name is not UTF-8, skipped: rename it".to_string(),
+                ));
+                continue;
+            };
             let rel = || {
                 if rel_dir.is_empty() {
                     name.to_string()
@@ -497,6 +508,35 @@ mod tests {
             assert_eq!(top.path, root.join("top.md"));
             assert_eq!(top.stamp.as_ref().unwrap().size, 1);
         }
+    }
+
+    /// Latin-1 names, as an old zip or tarball leaves them on Linux: two
+    /// names that differ only in a byte that is not UTF-8 were read alike
+    /// and one document vanished without a word. Each is skipped with a
+    /// warning that shows its bytes.
+    #[test]
+    fn names_that_are_not_utf8_are_skipped_with_a_warning() {
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for name in [&b"caf\xe9.md"[..], b"caf\xe8.md", b"cafe.md"] {
+            fs::write(root.join(OsStr::from_bytes(name)), "# x\n").unwrap();
+        }
+        let mut warnings = Vec::new();
+        let walked = walk_dir(root, "md", &mut warnings);
+        assert_eq!(rels(&walked.found), ["cafe.md"]);
+        let paths: Vec<&str> = warnings.iter().map(|w| w.path.as_str()).collect();
+        assert_eq!(paths.len(), 2, "{warnings:?}");
+        assert!(
+            paths.iter().any(|p| p.ends_with("caf\\xe9.md")),
+            "{paths:?}"
+        );
+        assert!(
+            paths.iter().any(|p| p.ends_with("caf\\xe8.md")),
+            "{paths:?}"
+        );
+        assert!(warnings[0].message.contains("not UTF-8"));
     }
 
     /// A flat folder big enough to share its stats out still gives every
