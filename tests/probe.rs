@@ -539,6 +539,54 @@ fn hostile_dockerfiles_are_read_up_to_the_problem_and_say_where() {
     assert!(err.contains("--root /nonexistent-root: "), "{err}");
 }
 
+/// A Dockerfile saved by Windows Notepad or VS Code as "UTF-8 with BOM"
+/// (EF BB BF before `FROM`) gave `(no facts found)`, exit 1 and no warning,
+/// and `lore decide --probe` said it "was not read to the end". BuildKit
+/// drops the BOM and builds it; lore reads it like the same file without.
+#[test]
+fn a_dockerfile_saved_with_a_utf8_bom_gives_the_facts_of_the_file_without_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\nRUN pip install torch==2.5.1\n";
+    let plain = dir.path().join("plain.Dockerfile");
+    let bom = dir.path().join("bom.Dockerfile");
+    fs::write(&plain, text).unwrap();
+    fs::write(&bom, [b"\xef\xbb\xbf".as_slice(), text.as_bytes()].concat()).unwrap();
+    let (plain, bom) = (plain.display().to_string(), bom.display().to_string());
+    let (code, json, _) = json_of(&["probe", "--dockerfile", &bom, "--json"]);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(json["notes"], Value::Array(Vec::new()));
+    let (_, without, _) = json_of(&["probe", "--dockerfile", &plain, "--json"]);
+    let values = |json: &Value| -> Vec<(String, String)> {
+        json["facts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| (f["fact"].to_string(), f["value"].to_string()))
+            .collect()
+    };
+    assert_eq!(values(&json), values(&without));
+    assert_eq!(
+        facts(&json, "dockerfile.stage")[0],
+        (
+            "stage 0: nvidia/cuda:12.4.1-devel-ubuntu22.04 (nvidia/cuda devel, CUDA 12.4.1, ubuntu22.04)"
+                .into(),
+            vec![format!("{bom}:1")]
+        )
+    );
+    let (_, json, _) = json_of(&[
+        "decide",
+        "need-cupti",
+        "--probe",
+        "--dockerfile",
+        &bom,
+        "--json",
+    ]);
+    assert_eq!(
+        path_of(&json)[0],
+        ("torch-install".into(), "pip".into(), "probe".into())
+    );
+}
+
 /// issue #30 item 13: a Dockerfile over 4 MiB with few lines was cut at the
 /// read limit without a word, and its final stage taken from the cut text.
 /// Now the cut is a note with its line, and no final stage is concluded.

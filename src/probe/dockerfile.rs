@@ -833,11 +833,15 @@ impl Instruction {
     }
 }
 
+const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
+
 /// Parses Dockerfile bytes. `path` names the file in evidence and notes.
 pub fn parse_dockerfile(path: &str, bytes: &[u8]) -> (Dockerfile, Vec<Note>) {
     let mut notes = Vec::new();
     let mut complete = true;
-    let mut usable = bytes;
+    // A UTF-8 byte-order mark (Notepad's and VS Code's "UTF-8 with BOM")
+    // is not text: BuildKit drops it before reading the first line.
+    let mut usable = bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes);
     // A file over the limit was cut by the read: keep whole lines only, and
     // say so, since its final stage is then unknown.
     if usable.len() as u64 > MAX_BYTES {
@@ -2518,6 +2522,29 @@ mod tests {
             parse("# escape=`\nFROM ubuntu:22.04\nRUN apt-get install -y `\n    cuda-cupti-12-4\n");
         assert_eq!(file.stages[0].installs[0].packages, ["cuda-cupti-12-4"]);
         assert_eq!(file.stages[0].installs[0].line, 4);
+    }
+
+    /// A Dockerfile saved by Windows Notepad or VS Code as "UTF-8 with BOM"
+    /// starts with EF BB BF. BuildKit drops it; read without it, the first
+    /// line was no instruction and the file had no stage at all.
+    #[test]
+    fn a_dockerfile_saved_by_notepad_with_a_utf8_bom_reads_like_one_without() {
+        let text = "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\nRUN pip install torch==2.5.1\n";
+        let (plain, _) = parse(text);
+        let (file, notes) = parse_dockerfile("Dockerfile", format!("\u{feff}{text}").as_bytes());
+        assert!(notes.is_empty(), "{notes:?}");
+        assert!(file.complete);
+        assert_eq!(file.stages, plain.stages);
+        assert_eq!(file.stages[0].line, 1);
+        // The parser directive on the first line still counts behind a BOM.
+        let (file, _) = parse_dockerfile(
+            "Dockerfile",
+            "\u{feff}# escape=`\nFROM ubuntu:22.04\nRUN apt-get install -y `\n    git\n".as_bytes(),
+        );
+        assert_eq!(file.stages[0].installs[0].packages, ["git"]);
+        // Only a leading BOM is dropped: one inside a line is text.
+        let (file, _) = parse("FROM ubuntu:22.04\nRUN apt-get install -y \u{feff}git\n");
+        assert_eq!(file.stages[0].installs[0].packages, ["\u{feff}git"]);
     }
 
     #[test]
