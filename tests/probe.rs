@@ -587,6 +587,51 @@ fn a_dockerfile_saved_with_a_utf8_bom_gives_the_facts_of_the_file_without_it() {
     );
 }
 
+/// `ARG CU=cu124` (or `ENV CU=cu124`) and `pip install torch==2.5.1
+/// --index-url https://download.pytorch.org/whl/${CU}`: the index was taken
+/// as written, so the wheel's build was "unknown" and `pip-wheel` stayed
+/// open. It is expanded like the package spec, as the literal URL is read.
+#[test]
+fn an_index_url_built_from_a_build_arg_settles_the_pip_wheel() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, set, reference) in [
+        ("arg", "ARG CU=cu124", "${CU}"),
+        ("env", "ENV CU=cu124", "$CU"),
+    ] {
+        let file = dir.path().join(format!("{name}.Dockerfile"));
+        fs::write(
+            &file,
+            format!(
+                "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\n{set}\nRUN pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/{reference}\n"
+            ),
+        )
+        .unwrap();
+        let f = file.display().to_string();
+        let (_, json, _) = json_of(&["probe", "--dockerfile", &f, "--json"]);
+        assert_eq!(
+            facts(&json, "dockerfile.torch")[0].0,
+            "stage 0: torch==2.5.1 (pip, a CUDA build)",
+            "{name}"
+        );
+        let (_, json, _) = json_of(&[
+            "decide",
+            "need-cupti",
+            "--probe",
+            "--dockerfile",
+            &f,
+            "--json",
+        ]);
+        assert_eq!(
+            path_of(&json)[..2],
+            [
+                ("torch-install".into(), "pip".into(), "probe".into()),
+                ("pip-wheel".into(), "cu12".into(), "probe".into()),
+            ],
+            "{name}: {json}"
+        );
+    }
+}
+
 /// issue #30 item 13: a Dockerfile over 4 MiB with few lines was cut at the
 /// read limit without a word, and its final stage taken from the cut text.
 /// Now the cut is a note with its line, and no final stage is concluded.

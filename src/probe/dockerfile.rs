@@ -1871,7 +1871,7 @@ fn mount(stage: &mut Stage, spec: &str, line: usize) {
 
 /// Options of pip, uv, conda, apt-get and dnf that take a value in the next
 /// word.
-const PIP_VALUE_OPTIONS: [&str; 23] = [
+const PIP_VALUE_OPTIONS: [&str; 25] = [
     "-r",
     "--requirement",
     "-c",
@@ -1879,6 +1879,9 @@ const PIP_VALUE_OPTIONS: [&str; 23] = [
     "-i",
     "--index-url",
     "--extra-index-url",
+    // uv's; pip takes `--index` as short for `--index-url`.
+    "--index",
+    "--default-index",
     "-f",
     "--find-links",
     "-t",
@@ -2229,6 +2232,9 @@ fn install(
     let mut packages = Vec::new();
     let mut editable = Vec::new();
     let mut indexes = Vec::new();
+    // Index options on the command line, which win over the same setting
+    // in the environment.
+    let mut index_options = Vec::new();
     let mut first_line = None;
     let mut i = 0;
     while let Some((w, l)) = args.get(i) {
@@ -2254,10 +2260,15 @@ fn install(
                 args.get(i - 1).map(|(v, _)| v.clone())
             });
             let Some(value) = value else { continue };
+            // `--index-url https://download.pytorch.org/whl/${CU}` as the
+            // shell runs it, like a package spec below.
+            let value = known_or_written(&value, &stage.vars);
             match option {
                 "-r" | "--requirement" | "--file" => lists.push(format!("{option} {value}")),
                 "-f" if tool == InstallTool::Conda => lists.push(format!("-f {value}")),
-                "-i" | "--index-url" | "--extra-index-url" | "-f" | "--find-links" => {
+                "-i" | "--index-url" | "--extra-index-url" | "-f" | "--find-links" | "--index"
+                | "--default-index" => {
+                    index_options.push(option);
                     indexes.push(value)
                 }
                 "-c" | "--channel" if tool == InstallTool::Conda => indexes.push(value),
@@ -2276,14 +2287,14 @@ fn install(
             }
             first_line.get_or_insert(*l);
         } else {
-            let spec = expand(w, &stage.vars, false);
-            packages.push(if spec.known() { spec.text } else { w.clone() });
+            packages.push(known_or_written(w, &stage.vars));
             first_line.get_or_insert(*l);
         }
     }
     if packages.is_empty() && lists.is_empty() {
         return;
     }
+    indexes.extend(index_variables(tool, &index_options, &stage.vars));
     if tool.is_python() {
         for p in &packages {
             let git = p.split_once("git+").map(|(_, url)| url);
@@ -2333,6 +2344,69 @@ fn install(
         indexes,
         line: first_line.unwrap_or(line),
     });
+}
+
+/// `text` with its variables expanded where all are known, else as written.
+fn known_or_written(text: &str, vars: &Vars) -> String {
+    let e = expand(text, vars, false);
+    if e.known() { e.text } else { text.to_string() }
+}
+
+/// How an environment variable holds several values.
+#[derive(Clone, Copy)]
+enum Split {
+    One,
+    Whitespace,
+    Comma,
+}
+
+/// The indexes an installer takes from its environment variables (`ENV`,
+/// or a stage's `ARG`, which `RUN` sees too), each with the command-line
+/// options that replace it and how a list is split. pip reads every option
+/// from `PIP_<OPTION>` (lists split at whitespace), a command-line
+/// `--index-url` replacing `PIP_INDEX_URL` and the repeatable ones adding to
+/// theirs (pip's `ConfigOptionParser`); uv reads only its own `UV_*`, each
+/// replaced by its option (uv's `EnvVars`; "uv does not read PIP_INDEX_URL").
+fn index_variables(tool: InstallTool, given: &[&str], vars: &Vars) -> Vec<String> {
+    use Split::{Comma, One, Whitespace};
+    const PIP: [(&str, &[&str], Split); 3] = [
+        ("PIP_INDEX_URL", &["-i", "--index-url", "--index"], One),
+        ("PIP_EXTRA_INDEX_URL", &[], Whitespace),
+        ("PIP_FIND_LINKS", &[], Whitespace),
+    ];
+    const UV: [(&str, &[&str], Split); 5] = [
+        ("UV_DEFAULT_INDEX", &["--default-index"], One),
+        ("UV_INDEX_URL", &["-i", "--index-url"], One),
+        ("UV_INDEX", &["--index"], Whitespace),
+        ("UV_EXTRA_INDEX_URL", &["--extra-index-url"], Whitespace),
+        ("UV_FIND_LINKS", &["-f", "--find-links"], Comma),
+    ];
+    let table: &[(&str, &[&str], Split)] = match tool {
+        InstallTool::Pip => &PIP,
+        InstallTool::Uv => &UV,
+        _ => &[],
+    };
+    let mut out = Vec::new();
+    for (name, options, split) in table {
+        if options.iter().any(|o| given.contains(o)) {
+            continue;
+        }
+        let Some(Some(value)) = vars.get(*name) else {
+            continue;
+        };
+        let values: Vec<&str> = match split {
+            One => vec![value.trim()],
+            Whitespace => value.split_whitespace().collect(),
+            Comma => value.split(',').map(str::trim).collect(),
+        };
+        out.extend(
+            values
+                .into_iter()
+                .filter(|v| !v.is_empty())
+                .map(str::to_string),
+        );
+    }
+    out
 }
 
 fn is_pip(program: &str) -> bool {
@@ -2545,6 +2619,118 @@ mod tests {
         // Only a leading BOM is dropped: one inside a line is text.
         let (file, _) = parse("FROM ubuntu:22.04\nRUN apt-get install -y \u{feff}git\n");
         assert_eq!(file.stages[0].installs[0].packages, ["\u{feff}git"]);
+    }
+
+    /// `ARG CU=cu124` then `--index-url https://download.pytorch.org/whl/${CU}`:
+    /// the index is expanded like the package specs are, so the build it
+    /// picks is known.
+    #[test]
+    fn an_index_url_built_from_an_arg_or_env_is_expanded() {
+        let (file, _) = parse(
+            "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\n\
+             ARG CU=cu124\n\
+             RUN pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/${CU}\n\
+             ENV WHL=https://download.pytorch.org/whl\n\
+             RUN pip install torch==2.5.1 --extra-index-url=$WHL/cpu -f ${WHL}/torch_stable.html\n\
+             ARG LATER\n\
+             RUN pip install torch==2.5.1 -i https://download.pytorch.org/whl/${LATER}\n",
+        );
+        let s = &file.stages[0];
+        assert_eq!(
+            s.installs[0].indexes,
+            ["https://download.pytorch.org/whl/cu124"]
+        );
+        assert_eq!(
+            s.installs[1].indexes,
+            [
+                "https://download.pytorch.org/whl/cpu",
+                "https://download.pytorch.org/whl/torch_stable.html"
+            ]
+        );
+        // A value set only by --build-arg stays as written.
+        assert_eq!(
+            s.installs[2].indexes,
+            ["https://download.pytorch.org/whl/${LATER}"]
+        );
+        assert_eq!(
+            torch_is_cpu("torch==2.5.1", &s.installs[0].indexes),
+            Some(false)
+        );
+    }
+
+    /// pip reads `PIP_INDEX_URL`, `PIP_EXTRA_INDEX_URL` and `PIP_FIND_LINKS`
+    /// from the environment (`ENV` or a stage's `ARG`), the lists split at
+    /// whitespace; `--index-url` on the command line wins over
+    /// `PIP_INDEX_URL`, while the extra indexes add up. uv reads its own
+    /// `UV_*` variables and never pip's.
+    #[test]
+    fn pip_and_uv_index_variables_set_by_env_count_as_the_install_index() {
+        let (file, _) = parse(
+            "FROM python:3.11-slim\n\
+             ENV PIP_INDEX_URL=https://download.pytorch.org/whl/cpu\n\
+             RUN pip install torch==2.5.1\n\
+             RUN pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/cu124\n\
+             ARG PIP_EXTRA_INDEX_URL=\"https://a.example/simple https://b.example/simple\"\n\
+             RUN python3 -m pip install torch==2.5.1\n\
+             RUN uv pip install --system torch==2.5.1\n\
+             ENV UV_INDEX_URL=https://download.pytorch.org/whl/cu121 \\\n\
+             \x20   UV_EXTRA_INDEX_URL=https://c.example/simple \\\n\
+             \x20   UV_FIND_LINKS=https://d.example/a,https://d.example/b\n\
+             RUN uv pip install --system torch==2.5.1\n\
+             RUN uv pip install --system torch==2.5.1 --extra-index-url https://e.example/simple\n\
+             ENV PIP_INDEX_URL=\n\
+             RUN pip install torch==2.5.1\n",
+        );
+        let indexes: Vec<Vec<&str>> = file.stages[0]
+            .installs
+            .iter()
+            .map(|i| i.indexes.iter().map(String::as_str).collect())
+            .collect();
+        assert_eq!(
+            indexes,
+            [
+                vec!["https://download.pytorch.org/whl/cpu"],
+                vec!["https://download.pytorch.org/whl/cu124"],
+                vec![
+                    "https://download.pytorch.org/whl/cpu",
+                    "https://a.example/simple",
+                    "https://b.example/simple"
+                ],
+                vec![],
+                vec![
+                    "https://download.pytorch.org/whl/cu121",
+                    "https://c.example/simple",
+                    "https://d.example/a",
+                    "https://d.example/b"
+                ],
+                // uv takes an option given on the command line instead of
+                // its variable.
+                vec![
+                    "https://e.example/simple",
+                    "https://download.pytorch.org/whl/cu121",
+                    "https://d.example/a",
+                    "https://d.example/b"
+                ],
+                vec!["https://a.example/simple", "https://b.example/simple"],
+            ]
+        );
+        // uv's `--index [NAME=]URL` and `--default-index URL` take a value:
+        // an index, not a package.
+        let (file, _) = parse(
+            "FROM python:3.11-slim\n\
+             ENV UV_INDEX=https://f.example/simple UV_DEFAULT_INDEX=https://g.example/simple\n\
+             RUN uv pip install --system --index pytorch=https://download.pytorch.org/whl/cu124 \\\n\
+             \x20   --default-index=https://pypi.org/simple torch==2.5.1\n",
+        );
+        let install = &file.stages[0].installs[0];
+        assert_eq!(install.packages, ["torch==2.5.1"]);
+        assert_eq!(
+            install.indexes,
+            [
+                "pytorch=https://download.pytorch.org/whl/cu124",
+                "https://pypi.org/simple"
+            ]
+        );
     }
 
     #[test]
