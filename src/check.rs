@@ -58,27 +58,30 @@ impl<'c> Conventions<'c> {
 }
 
 /// All diagnostics for a corpus, loading warnings included, sorted by file/line.
+/// Each names its file by id (`path`) and, for an overlay file, as the user
+/// can open it (`file`: the overlay folder as given joined with the id).
 pub fn check_corpus(corpus: &Corpus) -> Vec<Diagnostic> {
     let mut out = corpus.warnings.clone();
     let mut anchors = Anchors::default();
     let conventions = Conventions::of(corpus);
     for doc in &corpus.documents {
-        check_links(corpus, doc, &mut anchors, &mut out);
-        check_hidden_characters(doc, &mut out);
-        check_heading_brackets(doc, &mut out);
-        check_causes(doc, &mut out);
-        check_questions(doc, &mut out);
+        let mut found = Vec::new();
+        check_links(corpus, doc, &mut anchors, &mut found);
+        check_hidden_characters(doc, &mut found);
+        check_heading_brackets(doc, &mut found);
+        check_causes(doc, &mut found);
+        check_questions(doc, &mut found);
         if let Some((line, message)) = &doc.front_matter_error {
-            out.push(Diagnostic::warning(&doc.path, Some(*line), message.clone()));
+            found.push(Diagnostic::warning(&doc.path, Some(*line), message.clone()));
         }
         match doc.kind {
-            Kind::Drop => check_drop(corpus, doc, &mut out),
+            Kind::Drop => check_drop(corpus, doc, &mut found),
             Kind::Knowledge => {
                 if doc.described_by.is_none()
                     && doc.meta(NO_DROP_KEY) != Some("none")
                     && conventions.needs_drop(doc)
                 {
-                    out.push(Diagnostic::warning(
+                    found.push(Diagnostic::warning(
                         &doc.path,
                         Some(1),
                         "no KNOWLEDGE DROP describes this file (add one under drops/, or `drop: none` front matter if no expansion created it)",
@@ -87,6 +90,9 @@ pub fn check_corpus(corpus: &Corpus) -> Vec<Diagnostic> {
             }
             Kind::Index => {}
         }
+        // Named as the user can open them: `notes/a.md`, not `a.md` of
+        // whichever overlay folder.
+        out.extend(found.into_iter().map(|d| d.in_file(doc.origin.file())));
     }
     check_index(corpus, &mut out);
     diagnostic::sort(&mut out);
@@ -363,11 +369,14 @@ fn check_index(corpus: &Corpus, out: &mut Vec<Diagnostic>) {
         if let Some((first, listed)) = roots.get(&root_of(doc))
             && !listed.contains(doc.path.as_str())
         {
-            out.push(Diagnostic::warning(
-                &first.path,
-                None,
-                format!("`{}` is not listed in the index", doc.path),
-            ));
+            out.push(
+                Diagnostic::warning(
+                    &first.path,
+                    None,
+                    format!("`{}` is not listed in the index", doc.path),
+                )
+                .in_file(first.origin.file()),
+            );
         }
     }
 }

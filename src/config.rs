@@ -82,20 +82,39 @@ pub enum ColorChoice {
     Never,
 }
 
-/// `config.toml`. Unknown keys are an error so a typo is reported, not ignored.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// What `config.toml` says.
+#[derive(Debug, Clone, Default)]
 pub struct Config {
-    #[serde(default)]
-    pub knowledge_dirs: Vec<PathBuf>,
-    #[serde(default)]
-    pub trees_dirs: Vec<PathBuf>,
+    pub knowledge_dirs: Vec<ConfigDir>,
+    pub trees_dirs: Vec<ConfigDir>,
     pub theme: Option<ThemeName>,
     /// Capture the mouse in the TUI from the start (it blocks text selection).
     pub mouse: Option<bool>,
     /// Key binding overrides, checked by the TUI's key table.
-    #[serde(default)]
     pub keys: toml::Table,
+}
+
+/// A folder named in `config.toml`, `~` and relative paths resolved, with
+/// the line that names it (for a warning when the folder is not there).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigDir {
+    pub path: PathBuf,
+    pub line: usize,
+}
+
+/// `config.toml` as written. Unknown keys are an error so a typo is
+/// reported, not ignored.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    #[serde(default)]
+    knowledge_dirs: Vec<toml::Spanned<PathBuf>>,
+    #[serde(default)]
+    trees_dirs: Vec<toml::Spanned<PathBuf>>,
+    theme: Option<ThemeName>,
+    mouse: Option<bool>,
+    #[serde(default)]
+    keys: toml::Table,
 }
 
 /// A config file larger than this is not read (it is a few lines).
@@ -137,22 +156,29 @@ impl Config {
                 return (Config::default(), vec![d]);
             }
         };
-        match toml::from_str::<Config>(&text) {
-            Ok(mut config) => {
+        let line_of = |at: usize| text[..at.min(text.len())].matches('\n').count() + 1;
+        match toml::from_str::<ConfigFile>(&text) {
+            Ok(file) => {
                 let base = path.parent().unwrap_or(Path::new("."));
-                for dir in config
-                    .knowledge_dirs
-                    .iter_mut()
-                    .chain(config.trees_dirs.iter_mut())
-                {
-                    *dir = expand_path(dir, base);
-                }
+                let dirs = |dirs: Vec<toml::Spanned<PathBuf>>| -> Vec<ConfigDir> {
+                    dirs.into_iter()
+                        .map(|dir| ConfigDir {
+                            line: line_of(dir.span().start),
+                            path: expand_path(dir.get_ref(), base),
+                        })
+                        .collect()
+                };
+                let config = Config {
+                    knowledge_dirs: dirs(file.knowledge_dirs),
+                    trees_dirs: dirs(file.trees_dirs),
+                    theme: file.theme,
+                    mouse: file.mouse,
+                    keys: file.keys,
+                };
                 (config, Vec::new())
             }
             Err(err) => {
-                let line = err
-                    .span()
-                    .map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
+                let line = err.span().map(|span| line_of(span.start));
                 let message = err.message().trim().to_string();
                 let d = Diagnostic::warning(
                     path.display().to_string(),
@@ -286,19 +312,28 @@ impl Settings {
 
     /// Merges config file, environment and flags. Overlays apply in that order,
     /// so a `--knowledge` folder shadows one from the environment or the config.
-    /// An overlay folder that does not exist is a usage error.
+    /// An overlay folder of the environment or a flag that does not exist is a
+    /// usage error; one in `config.toml` (a disk not mounted today, notes
+    /// deleted since) is a warning naming its line, and the rest loads.
     pub fn resolve(flags: Flags) -> Result<Settings, SourceError> {
         let paths = Paths::discover();
         let (config, mut warnings) = Config::load(paths.config_file.as_deref());
         if let Some(file) = &paths.config_file {
             warnings.extend(misplaced_configs(file));
         }
-
-        let config_knowledge = SourceSet {
-            builtin: None,
-            overlays: config.knowledge_dirs.clone(),
-        };
-        config_knowledge.validate("config.toml knowledge_dirs:")?;
+        let config_file = paths.config_file.as_deref().unwrap_or(Path::new(""));
+        let config_knowledge = usable_dirs(
+            &config.knowledge_dirs,
+            "knowledge_dirs:",
+            config_file,
+            &mut warnings,
+        );
+        let config_trees = usable_dirs(
+            &config.trees_dirs,
+            "trees_dirs:",
+            config_file,
+            &mut warnings,
+        );
         let env_dirs: Vec<PathBuf> = std::env::var_os(ENV_KNOWLEDGE)
             .map(|v| {
                 std::env::split_paths(&v)
@@ -317,11 +352,6 @@ impl Settings {
         };
         flag_knowledge.validate("--knowledge")?;
 
-        let trees_config = SourceSet {
-            builtin: None,
-            overlays: config.trees_dirs.clone(),
-        };
-        trees_config.validate("config.toml trees_dirs:")?;
         let trees_flag = SourceSet {
             builtin: None,
             overlays: flags.trees.clone(),
@@ -330,11 +360,11 @@ impl Settings {
 
         let knowledge = SourceSet {
             builtin: (!flags.no_builtin).then_some(&BUILTIN_KNOWLEDGE),
-            overlays: [config.knowledge_dirs.clone(), env_dirs, flags.knowledge].concat(),
+            overlays: [config_knowledge, env_dirs, flags.knowledge].concat(),
         };
         let trees = SourceSet {
             builtin: (!flags.no_builtin).then_some(&BUILTIN_TREES),
-            overlays: [config.trees_dirs.clone(), flags.trees].concat(),
+            overlays: [config_trees, flags.trees].concat(),
         };
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         let color = match flags.color {
@@ -373,6 +403,33 @@ impl Settings {
             warnings,
         })
     }
+}
+
+/// The folders of `dirs` lore can use; each other one is a warning at its
+/// line of the config file, naming the key (`knowledge_dirs:`), and is left
+/// out.
+fn usable_dirs(
+    dirs: &[ConfigDir],
+    key: &'static str,
+    config_file: &Path,
+    warnings: &mut Vec<Diagnostic>,
+) -> Vec<PathBuf> {
+    let mut usable = Vec::new();
+    for dir in dirs {
+        let one = SourceSet {
+            builtin: None,
+            overlays: vec![dir.path.clone()],
+        };
+        match one.validate(key) {
+            Ok(()) => usable.push(dir.path.clone()),
+            Err(err) => warnings.push(Diagnostic::warning(
+                config_file.display().to_string(),
+                Some(dir.line),
+                format!("{err}, skipped"),
+            )),
+        }
+    }
+    usable
 }
 
 #[cfg(test)]
@@ -417,6 +474,44 @@ mod tests {
         std::fs::write(&path, "knowledge_dirs = [\"notes\"]\n").unwrap();
         let (config, warnings) = Config::load(Some(&path));
         assert!(warnings.is_empty());
-        assert_eq!(config.knowledge_dirs, vec![dir.path().join("notes")]);
+        assert_eq!(
+            config.knowledge_dirs,
+            vec![ConfigDir {
+                path: dir.path().join("notes"),
+                line: 1
+            }]
+        );
+    }
+
+    /// A notes folder on a disk not mounted today: a warning at its line,
+    /// and the folders that are there still load.
+    #[test]
+    fn an_unmounted_config_folder_is_a_warning_at_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::create_dir(dir.path().join("notes")).unwrap();
+        std::fs::write(
+            &path,
+            "knowledge_dirs = [\n  \"notes\",\n  \"/mnt/usb/gone\",\n]\n",
+        )
+        .unwrap();
+        let (config, warnings) = Config::load(Some(&path));
+        assert!(warnings.is_empty());
+        let mut warnings = Vec::new();
+        let usable = usable_dirs(
+            &config.knowledge_dirs,
+            "knowledge_dirs:",
+            &path,
+            &mut warnings,
+        );
+        assert_eq!(usable, vec![dir.path().join("notes")]);
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(
+            warnings[0].to_string(),
+            format!(
+                "{}:3: warning: knowledge_dirs: /mnt/usb/gone: no such directory, skipped",
+                path.display()
+            )
+        );
     }
 }

@@ -3,6 +3,7 @@
 //! `lore check`, the TUI status bar and the log all say the same thing.
 
 use std::fmt;
+use std::path::Path;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
@@ -24,6 +25,12 @@ impl fmt::Display for Severity {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
     pub path: String,
+    /// The file as the user can open it from where lore runs, where that is
+    /// not `path`: an overlay file's folder as given joined with its id
+    /// (`notes/a.md`). Printed instead of `path`, so an editor's quickfix
+    /// list finds the file; `None` for built-in files (their id is all
+    /// there is) and files named by their path already.
+    pub file: Option<String>,
     pub line: Option<usize>,
     pub severity: Severity,
     pub message: String,
@@ -33,6 +40,7 @@ impl Diagnostic {
     pub fn error(path: impl Into<String>, line: Option<usize>, message: impl Into<String>) -> Self {
         Self {
             path: path.into(),
+            file: None,
             line,
             severity: Severity::Error,
             message: message.into(),
@@ -46,6 +54,7 @@ impl Diagnostic {
     ) -> Self {
         Self {
             path: path.into(),
+            file: None,
             line,
             severity: Severity::Warning,
             message: message.into(),
@@ -55,6 +64,30 @@ impl Diagnostic {
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
+
+    /// The same problem, in the on-disk file `file` (see [`Diagnostic::file`];
+    /// `None`, a built-in file, changes nothing).
+    #[must_use]
+    pub fn in_file(mut self, file: Option<&Path>) -> Self {
+        if let Some(file) = file {
+            self.file = Some(shown(file));
+        }
+        self
+    }
+
+    /// Where the problem is, as printed: the openable file, else `path`.
+    pub fn location(&self) -> &str {
+        self.file.as_deref().unwrap_or(&self.path)
+    }
+}
+
+/// A path as lore prints it: without a leading `./` (an overlay given as
+/// `.` names its files `a.md`, as a compiler would).
+pub fn shown(path: &Path) -> String {
+    match path.strip_prefix(".") {
+        Ok(rest) if !rest.as_os_str().is_empty() => rest.display().to_string(),
+        _ => path.display().to_string(),
+    }
 }
 
 impl fmt::Display for Diagnostic {
@@ -63,27 +96,60 @@ impl fmt::Display for Diagnostic {
             Some(line) => write!(
                 f,
                 "{}:{}: {}: {}",
-                self.path, line, self.severity, self.message
+                self.location(),
+                line,
+                self.severity,
+                self.message
             ),
-            None => write!(f, "{}: {}: {}", self.path, self.severity, self.message),
+            None => write!(
+                f,
+                "{}: {}: {}",
+                self.location(),
+                self.severity,
+                self.message
+            ),
         }
     }
 }
 
-/// Sorts diagnostics by file, then line, so output is stable across runs.
+/// Sorts diagnostics by file (as printed), then line, so output is stable
+/// across runs.
 pub fn sort(diagnostics: &mut [Diagnostic]) {
     diagnostics.sort_by(|a, b| {
         (
-            a.path.as_str(),
+            a.location(),
             a.line.unwrap_or(0),
             a.severity,
             a.message.as_str(),
         )
             .cmp(&(
-                b.path.as_str(),
+                b.location(),
                 b.line.unwrap_or(0),
                 b.severity,
                 b.message.as_str(),
             ))
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_overlay_file_is_printed_where_it_can_be_opened() {
+        let d = Diagnostic::error("a.md", Some(3), "broken").in_file(Some(Path::new("notes/a.md")));
+        assert_eq!(d.path, "a.md");
+        assert_eq!(d.to_string(), "notes/a.md:3: error: broken");
+        let d = Diagnostic::error("a.md", Some(3), "broken").in_file(Some(Path::new("./a.md")));
+        assert_eq!(d.to_string(), "a.md:3: error: broken");
+        assert_eq!(shown(Path::new(".")), ".");
+        assert_eq!(shown(Path::new("./.hidden/a.md")), ".hidden/a.md");
+        assert_eq!(shown(Path::new("../a.md")), "../a.md");
+    }
+
+    #[test]
+    fn a_built_in_file_keeps_its_id() {
+        let d = Diagnostic::warning("cuda/x.md", None, "odd").in_file(None);
+        assert_eq!(d.to_string(), "cuda/x.md: warning: odd");
+    }
 }

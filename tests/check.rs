@@ -133,7 +133,10 @@ fn each_index_governs_its_own_root() {
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert_line(
         &stdout,
-        "INDEX.md: warning: `stray.md` is not listed in the index",
+        &format!(
+            "{}/INDEX.md: warning: `stray.md` is not listed in the index",
+            fixture("check/overlay-index").display()
+        ),
     );
     assert!(
         stdout.ends_with(" 0 errors, 1 warning\n"),
@@ -490,5 +493,142 @@ fn a_heading_that_loses_its_angle_brackets_is_warned_about() {
     assert!(
         out.ends_with("checked 1 file: 0 errors, 2 warnings\n"),
         "{out}"
+    );
+}
+
+/// A notes folder on an unmounted disk, or one deleted since, named in
+/// `config.toml`: every verb warns once, naming the config file's line, and
+/// the other folders still load (before, every verb exited 2). On the
+/// command line the same folder is still a usage error (see
+/// `missing_knowledge_folder_exits_two`).
+#[test]
+fn an_unmounted_folder_in_config_is_a_warning_and_the_rest_loads() {
+    let home = home();
+    let config = home.path().join("config.toml");
+    let gone = home.path().join("unmounted/notes");
+    let gone_trees = home.path().join("unmounted/trees");
+    std::fs::write(
+        &config,
+        format!(
+            "theme = \"dark\"\nknowledge_dirs = [\n  {:?},\n  {:?},\n]\ntrees_dirs = [{:?}]\n",
+            fixture("check/clean").display().to_string(),
+            gone.display().to_string(),
+            gone_trees.display().to_string(),
+        ),
+    )
+    .unwrap();
+    let warning = format!(
+        "{}:4: warning: knowledge_dirs: {}: no such directory, skipped",
+        config.display(),
+        gone.display()
+    );
+    let trees_warning = format!(
+        "{}:6: warning: trees_dirs: {}: no such directory, skipped",
+        config.display(),
+        gone_trees.display()
+    );
+    let out = lore(&home)
+        .args(["check", "--no-builtin"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert_line(&stdout, &warning);
+    assert_line(&stdout, &trees_warning);
+    assert!(
+        stdout.ends_with("checked 2 files: 0 errors, 2 warnings\n"),
+        "the folder that is there still loads: {stdout}"
+    );
+
+    let out = lore(&home)
+        .args(["search", "--no-builtin", "cupti"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_line(&stderr, &warning);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("cuda/clean.md"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+/// Two overlay folders given as relative paths, as a user types them: each
+/// problem names the file as it can be opened from there (`k2/links.md`),
+/// the same way the walk's own warnings name their paths, so an editor's
+/// quickfix list opens the right file. `--json` keeps `path` (the file's id
+/// in its folder) and adds `file`, the path as printed.
+#[test]
+fn overlay_files_are_named_as_the_user_can_open_them() {
+    let cwd = tempfile::tempdir().unwrap();
+    let k2 = cwd.path().join("k2");
+    let k6 = cwd.path().join("k6/sub");
+    std::fs::create_dir_all(&k2).unwrap();
+    std::fs::create_dir_all(&k6).unwrap();
+    std::fs::write(k2.join("links.md"), "# Links\n\nSee [gone](gone.md).\n").unwrap();
+    std::fs::write(k6.join("alias.md"), "# Alias\n\nSee [nope](nope.md).\n").unwrap();
+    let home = home();
+    let out = lore(&home)
+        .current_dir(cwd.path())
+        .args([
+            "check",
+            "--no-builtin",
+            "--knowledge",
+            "k2",
+            "--knowledge",
+            "k6",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert_line(
+        &stdout,
+        "k2/links.md:3: error: broken link `gone.md`: no file `gone.md`",
+    );
+    assert_line(
+        &stdout,
+        "k6/sub/alias.md:3: error: broken link `nope.md`: no file `sub/nope.md`",
+    );
+
+    let out = lore(&home)
+        .current_dir(cwd.path())
+        .args(["check", "--json", "--no-builtin", "--knowledge", "k2"])
+        .args(["--knowledge", "k6"])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let first = &json["diagnostics"][0];
+    assert_eq!(first["path"], "links.md", "{json}");
+    assert_eq!(first["file"], "k2/links.md", "{json}");
+    assert_eq!(first["line"], 3, "{json}");
+}
+
+/// A broken tree in the second of two `--trees` folders is named with its
+/// folder, not as `broken.toml` of no folder in particular.
+#[test]
+fn overlay_trees_are_named_with_their_folder() {
+    let cwd = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(cwd.path().join("a")).unwrap();
+    std::fs::create_dir_all(cwd.path().join("b")).unwrap();
+    std::fs::write(
+        cwd.path().join("b/broken.toml"),
+        "[tree]\nid = \"broken\"\ntitle = \"oops\n",
+    )
+    .unwrap();
+    let home = home();
+    let out = lore(&home)
+        .current_dir(cwd.path())
+        .args(["check", "--trees", "a", "--trees", "b"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("b/broken.toml:3: error: ")),
+        "{stdout}"
     );
 }

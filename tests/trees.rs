@@ -10,15 +10,16 @@ use lore::corpus::Corpus;
 use lore::decide::{self, DecisionTree, Session, Step};
 use lore::sources::{BUILTIN_KNOWLEDGE, BUILTIN_TREES, SourceSet};
 
-/// `lore check` over one fixture folder of trees, with the small fixture
+/// `lore check` over one fixture folder of trees, run in that folder
+/// (`--trees .`, so files are named `tree.toml`), with the small fixture
 /// knowledge that evidence links resolve against. Returns (exit code, stdout).
 fn check_trees(case: &str) -> (i32, String) {
     let home = home();
     let out = lore(&home)
+        .current_dir(fixture(&format!("trees/{case}")))
         .args(["check", "--no-builtin", "--knowledge"])
         .arg(fixture("trees/knowledge"))
-        .arg("--trees")
-        .arg(fixture(&format!("trees/{case}")))
+        .args(["--trees", "."])
         .output()
         .expect("lore runs");
     (
@@ -287,9 +288,13 @@ fn an_invalid_tree_is_skipped_and_the_others_load() {
     let ids: Vec<&str> = trees.iter().map(|t| t.id.as_str()).collect();
     assert_eq!(ids, ["fixture"]);
     assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    assert_eq!(diagnostics[0].path, "bad.toml");
     assert_eq!(
         diagnostics[0].to_string(),
-        "bad.toml:5: error: [tree] start `nowhere` is not a node"
+        format!(
+            "{}/bad.toml:5: error: [tree] start `nowhere` is not a node",
+            dir.path().display()
+        )
     );
 
     // The CLI says what was skipped and still walks the good tree.
@@ -299,9 +304,10 @@ fn an_invalid_tree_is_skipped_and_the_others_load() {
         .arg(dir.path())
         .assert()
         .code(0)
-        .stderr(predicates::str::contains(
-            "lore: warning: 1 decision tree file with errors skipped (bad.toml); `lore check` shows why",
-        ));
+        .stderr(predicates::str::contains(format!(
+            "lore: warning: 1 decision tree file with errors skipped ({}/bad.toml); `lore check` shows why",
+            dir.path().display()
+        )));
 }
 
 // ---- the shipped trees ---------------------------------------------------------------
@@ -494,4 +500,65 @@ fn probe_field_errors() {
         1,
         "tree.toml:20: error: node `done`: `probe` belongs to questions; an outcome has title, verdict, body, actions, evidence and related",
     );
+}
+
+/// A tree saved by an editor set to Latin-1 (one `é` in its title), or
+/// as UTF-16 by Windows Notepad, cannot be read: it is reported and skipped
+/// like any broken tree, in `lore decide`'s "skipped" warning and as an
+/// error of `lore check`, with file and line (before, decide left it out
+/// without a word and check passed with a warning).
+#[test]
+fn a_tree_lore_cannot_decode_is_a_skipped_tree_with_an_error() {
+    let clean = std::fs::read_to_string(fixture("trees/clean/tree.toml")).unwrap();
+    let latin1: Vec<u8> = clean
+        .replacen("title = \"Fixture\"", "title = \"Caf\u{e9}\"", 1)
+        .chars()
+        .map(|c| u8::try_from(u32::from(c)).unwrap())
+        .collect();
+    let at = latin1.iter().position(|&b| b == 0xe9).unwrap();
+    let utf16: Vec<u8> = [0xff, 0xfe]
+        .into_iter()
+        .chain(clean.encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    let cwd = tempfile::tempdir().unwrap();
+    let dir = cwd.path().join("trees");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("cafe.toml"), latin1).unwrap();
+    std::fs::write(dir.join("notepad.toml"), utf16).unwrap();
+
+    let home = home();
+    let out = lore(&home)
+        .current_dir(cwd.path())
+        .args(["check", "--no-builtin", "--trees", "trees"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let expected = format!("trees/cafe.toml:3: error: not valid UTF-8 (byte {at}), skipped");
+    assert!(
+        stdout.lines().any(|l| l == expected),
+        "{expected}\n{stdout}"
+    );
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("trees/notepad.toml:1: error: not valid UTF-8")),
+        "{stdout}"
+    );
+
+    for args in [&["decide"][..], &["decide", "fixture"][..]] {
+        let out = lore(&home)
+            .current_dir(cwd.path())
+            .args(["--no-builtin", "--trees", "trees"])
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(
+                "warning: 2 decision tree files with errors skipped (trees/cafe.toml, trees/notepad.toml)"
+            ),
+            "{args:?}: {stderr}"
+        );
+    }
 }

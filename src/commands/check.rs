@@ -29,6 +29,7 @@ pub fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<u8> {
             .map(|d| {
                 serde_json::json!({
                     "path": d.path,
+                    "file": d.location(),
                     "line": d.line,
                     "severity": d.severity.to_string(),
                     "message": d.message,

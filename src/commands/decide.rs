@@ -35,7 +35,7 @@ pub fn run(settings: &Settings, args: &DecideArgs, probing: &ProbeOptions) -> an
         .diagnostics
         .iter()
         .filter(|d| d.is_error())
-        .map(|d| d.path.as_str())
+        .map(|d| d.location())
         .collect::<std::collections::BTreeSet<_>>();
     if !skipped.is_empty() {
         say!(

@@ -170,8 +170,8 @@ pub fn write_diagnostics(
     use crate::diagnostic::Severity;
     for d in diagnostics {
         let location = match d.line {
-            Some(line) => format!("{}:{}", d.path, line),
-            None => d.path.clone(),
+            Some(line) => format!("{}:{}", d.location(), line),
+            None => d.location().to_string(),
         };
         let label = match (color, d.severity) {
             (false, s) => s.to_string(),

@@ -27,7 +27,7 @@ pub use tree::{
 use std::collections::HashMap;
 
 use crate::corpus::Corpus;
-use crate::diagnostic::{self, Diagnostic};
+use crate::diagnostic::{self, Diagnostic, Severity};
 use crate::sources::{Origin, SourceSet};
 
 /// A wrong tree, question or option id, or a move the session cannot make.
@@ -110,22 +110,33 @@ pub fn load(sources: &SourceSet, corpus: &Corpus) -> LoadedTrees {
 /// The problems of `tree`'s own `[[tests]]` (for a tree loaded with
 /// `RunTests::Later`): with an error, the tree must not be walked.
 pub fn check_tests(tree: &DecisionTree) -> Vec<Diagnostic> {
-    validate::validate_tests(tree)
+    in_file_of(tree, validate::validate_tests(tree))
+}
+
+/// Problems of `tree`, naming its file as the user can open it (an overlay
+/// folder's tree; a built-in one keeps its name).
+fn in_file_of(tree: &DecisionTree, problems: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let file = tree.origin.file();
+    problems.into_iter().map(|d| d.in_file(file)).collect()
 }
 
 /// [`load`], running the `[[tests]]` of the trees `tests` names.
 pub fn load_with(sources: &SourceSet, corpus: &Corpus, tests: RunTests<'_>) -> LoadedTrees {
-    let (files, mut diagnostics) = sources.collect("toml");
+    // A tree file lore cannot read (not UTF-8, too big) is a broken tree:
+    // an error, and skipped like one that does not parse.
+    let (files, mut diagnostics) = sources.collect_with("toml", Severity::Error);
     let mut candidates: Vec<(usize, DecisionTree)> = Vec::new();
     for file in &files {
         let (tree, parse_diagnostics) = tree::parse(file);
-        diagnostics.extend(parse_diagnostics);
+        let on_disk = file.origin.file();
+        diagnostics.extend(parse_diagnostics.into_iter().map(|d| d.in_file(on_disk)));
         let Some(tree) = tree else { continue };
         let problems = match tests {
             RunTests::All => validate::validate(&tree, corpus),
             RunTests::Only(id) if id == tree.id => validate::validate(&tree, corpus),
             _ => validate::validate_structure(&tree, corpus),
         };
+        let problems = in_file_of(&tree, problems);
         let ok = !problems.iter().any(Diagnostic::is_error);
         diagnostics.extend(problems);
         if ok {
@@ -142,14 +153,17 @@ pub fn load_with(sources: &SourceSet, corpus: &Corpus, tests: RunTests<'_>) -> L
         for outcome in tree.outcomes() {
             for related in &outcome.related {
                 if !ids.contains_key(&related.tree) {
-                    diagnostics.push(Diagnostic::warning(
-                        &tree.path,
-                        Some(related.line),
-                        format!(
-                            "node `{}`: related tree `{}` is not loaded",
-                            outcome.id, related.tree
-                        ),
-                    ));
+                    diagnostics.push(
+                        Diagnostic::warning(
+                            &tree.path,
+                            Some(related.line),
+                            format!(
+                                "node `{}`: related tree `{}` is not loaded",
+                                outcome.id, related.tree
+                            ),
+                        )
+                        .in_file(tree.origin.file()),
+                    );
                 }
             }
         }
@@ -205,14 +219,17 @@ fn one_tree_per_id(candidates: Vec<(usize, DecisionTree)>) -> (Vec<DecisionTree>
             continue;
         }
         if let Some(first) = taken.get(&tree.id) {
-            clashes.push(Diagnostic::error(
-                &tree.path,
-                Some(tree.id_line),
-                format!(
-                    "tree id `{}` is already used by `{first}` in the same folder; this file is skipped",
-                    tree.id
-                ),
-            ));
+            clashes.push(
+                Diagnostic::error(
+                    &tree.path,
+                    Some(tree.id_line),
+                    format!(
+                        "tree id `{}` is already used by `{first}` in the same folder; this file is skipped",
+                        tree.id
+                    ),
+                )
+                .in_file(tree.origin.file()),
+            );
             continue;
         }
         taken.insert(tree.id.clone(), tree.path.clone());

@@ -17,7 +17,7 @@ mod walk;
 pub use snapshot::Snapshot;
 use walk::walk_dir;
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Severity};
 
 /// The knowledge folder of this repository, embedded at build time.
 pub static BUILTIN_KNOWLEDGE: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/knowledge");
@@ -136,10 +136,23 @@ impl SourceSet {
     /// Reads every file ending in `.{extension}`, later sources shadowing earlier
     /// ones. Problems with single files become warnings; the rest still load.
     pub fn collect(&self, extension: &str) -> (Vec<SourceFile>, Vec<Diagnostic>) {
+        self.collect_with(extension, Severity::Warning)
+    }
+
+    /// [`collect`](Self::collect), reporting a file that was found but not
+    /// read (too big, unreadable, not UTF-8) with `skipped`: a Markdown
+    /// note lore cannot show is a warning, while a decision tree the user
+    /// wrote and expects to walk is an error, like a tree that does not parse.
+    pub fn collect_with(
+        &self,
+        extension: &str,
+        skipped: Severity,
+    ) -> (Vec<SourceFile>, Vec<Diagnostic>) {
         let mut files: BTreeMap<String, SourceFile> = BTreeMap::new();
         let mut warnings = Vec::new();
+        let mut unread = Vec::new();
         if let Some(dir) = self.builtin {
-            collect_embedded(dir, extension, &mut files, &mut warnings);
+            collect_embedded(dir, extension, &mut files, &mut unread);
         }
         for root in &self.overlays {
             // What is read is checked against the folder's real path.
@@ -149,11 +162,14 @@ impl SourceSet {
                 let stamp = match file.stamp {
                     Ok(stamp) => stamp,
                     Err(err) => {
-                        warnings.push(Diagnostic::warning(
-                            path.display().to_string(),
-                            None,
-                            format!("cannot read, skipped: {err}"),
-                        ));
+                        unread.push(
+                            Diagnostic::warning(
+                                file.rel,
+                                None,
+                                format!("cannot read, skipped: {err}"),
+                            )
+                            .in_file(Some(&path)),
+                        );
                         continue;
                     }
                 };
@@ -162,11 +178,15 @@ impl SourceSet {
                     canonical: &canonical,
                     path: &path,
                 };
-                if let Some(file) = read_overlay_file(place, file.rel, stamp, &mut warnings) {
+                if let Some(file) = read_overlay_file(place, file.rel, stamp, &mut unread) {
                     files.insert(file.rel.clone(), file);
                 }
             }
         }
+        warnings.extend(unread.into_iter().map(|d| Diagnostic {
+            severity: skipped,
+            ..d
+        }));
         (files.into_values().collect(), warnings)
     }
 
@@ -312,42 +332,38 @@ struct Place<'a> {
     path: &'a Path,
 }
 
-/// Reads one overlay file, or reports why it cannot be used.
+/// Reads one overlay file, or reports in `unread` why it cannot be used
+/// (naming the file as the user can open it).
 fn read_overlay_file(
     place: Place<'_>,
     rel: String,
     stamp: Stamp,
-    warnings: &mut Vec<Diagnostic>,
+    unread: &mut Vec<Diagnostic>,
 ) -> Option<SourceFile> {
     let Place {
         root,
         canonical,
         path,
     } = place;
-    if stamp.size > MAX_FILE_BYTES {
-        warnings.push(Diagnostic::warning(
-            rel,
-            None,
-            format!(
-                "file is {} bytes, over the {} MiB limit, skipped",
-                stamp.size,
-                MAX_FILE_BYTES / 1024 / 1024
-            ),
-        ));
-        return None;
-    }
-    let bytes = match read::read_inside(canonical, path, MAX_FILE_BYTES) {
-        Ok(bytes) => bytes,
-        Err(err) => {
-            warnings.push(Diagnostic::warning(
-                rel,
-                None,
-                format!("cannot read, skipped: {err}"),
-            ));
-            return None;
+    let mut problems = Vec::new();
+    let text = if stamp.size > MAX_FILE_BYTES {
+        problems.push(too_big(&rel, stamp.size));
+        None
+    } else {
+        match read::read_inside(canonical, path, MAX_FILE_BYTES) {
+            Ok(bytes) => decode(&rel, &bytes, &mut problems),
+            Err(err) => {
+                problems.push(Diagnostic::warning(
+                    &rel,
+                    None,
+                    format!("cannot read, skipped: {err}"),
+                ));
+                None
+            }
         }
     };
-    let text = decode(&rel, &bytes, warnings)?;
+    unread.extend(problems.into_iter().map(|d| d.in_file(Some(path))));
+    let text = text?;
     Some(SourceFile {
         rel,
         origin: Origin::Overlay {
@@ -382,18 +398,21 @@ fn lone_carriage_returns_end_lines(text: &str) -> String {
     String::from_utf8(fixed).unwrap_or_else(|_| text.to_string())
 }
 
+fn too_big(rel: &str, size: u64) -> Diagnostic {
+    Diagnostic::warning(
+        rel,
+        None,
+        format!(
+            "file is {size} bytes, over the {} MiB limit, skipped",
+            MAX_FILE_BYTES / 1024 / 1024
+        ),
+    )
+}
+
 /// UTF-8 text or a warning naming the line of the first bad byte.
 fn decode(rel: &str, bytes: &[u8], warnings: &mut Vec<Diagnostic>) -> Option<String> {
     if bytes.len() as u64 > MAX_FILE_BYTES {
-        warnings.push(Diagnostic::warning(
-            rel,
-            None,
-            format!(
-                "file is {} bytes, over the {} MiB limit, skipped",
-                bytes.len(),
-                MAX_FILE_BYTES / 1024 / 1024
-            ),
-        ));
+        warnings.push(too_big(rel, bytes.len() as u64));
         return None;
     }
     match std::str::from_utf8(bytes) {

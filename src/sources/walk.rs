@@ -442,7 +442,7 @@ impl Walk<'_> {
             )
         };
         self.warnings.push(Diagnostic::warning(
-            link.display().to_string(),
+            crate::diagnostic::shown(link),
             None,
             message,
         ));
@@ -452,7 +452,7 @@ impl Walk<'_> {
     fn uncertain(&mut self, path: &Path, message: String) {
         self.walked.uncertain = true;
         self.warnings.push(Diagnostic::warning(
-            path.display().to_string(),
+            crate::diagnostic::shown(path),
             None,
             message,
         ));

@@ -29,12 +29,15 @@ pub fn home() -> tempfile::TempDir {
     tempfile::tempdir().expect("a temp dir")
 }
 
-/// Runs `lore check --no-builtin --knowledge DIR` and returns (exit code, stdout).
+/// Runs `lore check --no-builtin --knowledge .` in DIR, as someone checking
+/// their notes folder would, and returns (exit code, stdout). Files are
+/// named as from there (`a.md:3: …`); a folder given by another path
+/// prefixes them (see `overlay_files_are_named_as_the_user_can_open_them`).
 pub fn check_dir(dir: &std::path::Path) -> (i32, String) {
     let home = home();
     let out = lore(&home)
-        .args(["check", "--no-builtin", "--knowledge"])
-        .arg(dir)
+        .current_dir(dir)
+        .args(["check", "--no-builtin", "--knowledge", "."])
         .output()
         .expect("lore runs");
     (

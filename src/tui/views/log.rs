@@ -35,8 +35,8 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
             chrome.warning
         };
         let location = match d.line {
-            Some(line) => format!("{}:{line}", d.path),
-            None => d.path.clone(),
+            Some(line) => format!("{}:{line}", d.location()),
+            None => d.location().to_string(),
         };
         lines.push(Line::from(vec![
             Span::raw("   "),
