@@ -409,7 +409,7 @@ impl Walk<'_> {
                     } else if target.is_dir {
                         self.folder(&path, &target.canonical, &rel());
                     } else if let Some(stamp) = target.file
-                        && has_extension(&name, self.extension)
+                        && has_extension(name, self.extension)
                     {
                         self.walked.found.push(Found {
                             rel: rel(),
