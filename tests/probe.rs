@@ -587,6 +587,37 @@ fn a_dockerfile_saved_with_a_utf8_bom_gives_the_facts_of_the_file_without_it() {
     );
 }
 
+/// A file with no `FROM` (a fragment meant to be pasted into another, or
+/// not a Dockerfile at all) was read to its end, yet decide said it "was not
+/// read to the end": the reason it decides nothing is that it starts no
+/// image.
+#[test]
+fn a_dockerfile_without_from_is_said_to_have_no_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let fragment = dir.path().join("fragment.Dockerfile");
+    fs::write(
+        &fragment,
+        "RUN pip install torch==2.5.1\nENV PATH=/opt/venv/bin:$PATH\n",
+    )
+    .unwrap();
+    let path = fragment.display().to_string();
+    let (_, json, _) = json_of(&[
+        "decide",
+        "need-cupti",
+        "--probe",
+        "--dockerfile",
+        &path,
+        "--answer",
+        "torch-install=source",
+        "--answer",
+        "source-linked=import-fails",
+        "--json",
+    ]);
+    let unsure = json["probe"]["unsure"][0].as_str().unwrap();
+    assert!(unsure.contains("has no FROM instruction"), "{unsure}");
+    assert!(!unsure.contains("not read to the end"), "{unsure}");
+}
+
 /// `ARG CU=cu124` (or `ENV CU=cu124`) and `pip install torch==2.5.1
 /// --index-url https://download.pytorch.org/whl/${CU}`: the index was taken
 /// as written, so the wheel's build was "unknown" and `pip-wheel` stayed

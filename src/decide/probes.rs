@@ -292,12 +292,23 @@ fn base_has_torch(d: &Dockerfile, stage: &Stage) -> Option<bool> {
     }
 }
 
-fn torch_install_dockerfile(d: &Dockerfile) -> Settled {
-    let Some(last) = d.final_stage() else {
-        return unsure(format!(
+/// Why `d` has no final stage: it was read only in part, or it holds no
+/// `FROM` at all (a fragment, or a file that is not a Dockerfile), which
+/// used to be called "not read to the end" too.
+fn no_final_stage(d: &Dockerfile) -> String {
+    if d.complete {
+        format!("{} has no FROM instruction, so it starts no image", d.path)
+    } else {
+        format!(
             "{} was not read to the end, so its final stage is unknown",
             d.path
-        ));
+        )
+    }
+}
+
+fn torch_install_dockerfile(d: &Dockerfile) -> Settled {
+    let Some(last) = d.final_stage() else {
+        return unsure(no_final_stage(d));
     };
     let feeding = d.feeding(last);
     let routes: Vec<TorchRoute> = feeding
@@ -439,10 +450,7 @@ fn torch_wheel_root(root: &RootFacts) -> Settled {
 
 fn torch_wheel_dockerfile(d: &Dockerfile) -> Settled {
     let Some(last) = d.final_stage() else {
-        return unsure(format!(
-            "{} was not read to the end, so its final stage is unknown",
-            d.path
-        ));
+        return unsure(no_final_stage(d));
     };
     let mut seen: Vec<(&'static str, String)> = Vec::new();
     for stage in d.feeding(last) {
@@ -607,10 +615,7 @@ fn final_base(f: &Findings) -> Settled {
 /// are followed to the image they are built on.
 fn final_base_dockerfile(d: &Dockerfile) -> Settled {
     let Some(last) = d.final_stage() else {
-        return unsure(format!(
-            "{} was not read to the end, so its final stage is unknown",
-            d.path
-        ));
+        return unsure(no_final_stage(d));
     };
     let (from, base) = d.root_base(last);
     let mut evidence = vec![format!("{}:{}", d.path, last.line)];
@@ -789,7 +794,7 @@ fn nvidia_cuda_base(f: &Findings) -> Settled {
         );
     };
     let Some(last) = d.final_stage() else {
-        return unsure(format!("{} was not read to the end", d.path));
+        return unsure(no_final_stage(d));
     };
     let (from, base) = d.root_base(last);
     let at = format!("{}:{}", d.path, from.line);
@@ -843,7 +848,7 @@ fn custom_cuda(f: &Findings) -> Settled {
 /// stage has a compiler, nothing compiled CUDA.
 fn custom_cuda_dockerfile(d: &Dockerfile) -> Settled {
     let Some(last) = d.final_stage() else {
-        return unsure(format!("{} was not read to the end", d.path));
+        return unsure(no_final_stage(d));
     };
     let mut yes = Vec::new();
     let mut maybe = Vec::new();
