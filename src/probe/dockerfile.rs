@@ -1871,7 +1871,7 @@ fn mount(stage: &mut Stage, spec: &str, line: usize) {
 
 /// Options of pip, uv, conda, apt-get and dnf that take a value in the next
 /// word.
-const PIP_VALUE_OPTIONS: [&str; 25] = [
+const PIP_VALUE_OPTIONS: [&str; 26] = [
     "-r",
     "--requirement",
     "-c",
@@ -1882,6 +1882,7 @@ const PIP_VALUE_OPTIONS: [&str; 25] = [
     // uv's; pip takes `--index` as short for `--index-url`.
     "--index",
     "--default-index",
+    "--torch-backend",
     "-f",
     "--find-links",
     "-t",
@@ -2272,6 +2273,10 @@ fn install(
                     indexes.push(value)
                 }
                 "-c" | "--channel" if tool == InstallTool::Conda => indexes.push(value),
+                "--torch-backend" if tool == InstallTool::Uv => {
+                    index_options.push(option);
+                    indexes.extend(torch_backend_index(&value));
+                }
                 _ => {}
             }
             first_line.get_or_insert(*l);
@@ -2295,6 +2300,12 @@ fn install(
         return;
     }
     indexes.extend(index_variables(tool, &index_options, &stage.vars));
+    if tool == InstallTool::Uv
+        && !index_options.contains(&"--torch-backend")
+        && let Some(Some(backend)) = stage.vars.get("UV_TORCH_BACKEND")
+    {
+        indexes.extend(torch_backend_index(backend));
+    }
     if tool.is_python() {
         for p in &packages {
             let git = p.split_once("git+").map(|(_, url)| url);
@@ -2344,6 +2355,19 @@ fn install(
         indexes,
         line: first_line.unwrap_or(line),
     });
+}
+
+/// The PyTorch index uv's `--torch-backend` (or `UV_TORCH_BACKEND`) picks
+/// for torch: `cu126` → `…/whl/cu126`, `cpu` → `…/whl/cpu` (uv's PyTorch
+/// guide). `auto` is decided on the machine that runs the install, by the
+/// CUDA driver it finds (CPU without one), so it names no build here; nor do
+/// ROCm and XPU backends, which are not CUDA builds lore tells apart.
+fn torch_backend_index(backend: &str) -> Option<String> {
+    let backend = backend.trim().to_ascii_lowercase();
+    let cuda = backend
+        .strip_prefix("cu")
+        .is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()));
+    (cuda || backend == "cpu").then(|| format!("https://download.pytorch.org/whl/{backend}"))
 }
 
 /// `text` with its variables expanded where all are known, else as written.
@@ -2663,6 +2687,44 @@ mod tests {
     /// whitespace; `--index-url` on the command line wins over
     /// `PIP_INDEX_URL`, while the extra indexes add up. uv reads its own
     /// `UV_*` variables and never pip's.
+    #[test]
+    fn uv_torch_backend_picks_the_pytorch_index() {
+        // uv's PyTorch guide: `--torch-backend=cu126` or `UV_TORCH_BACKEND`
+        // picks the PyTorch index; `auto` is decided where the install runs.
+        let (file, _) = parse(
+            "FROM python:3.12-slim\n\
+             RUN uv pip install --system torch torchvision --torch-backend=cu126\n\
+             RUN uv pip install --system torch --torch-backend cpu\n\
+             RUN uv pip install --system torch --torch-backend=auto\n\
+             ENV UV_TORCH_BACKEND=cu128\n\
+             RUN uv pip install --system torch\n\
+             RUN uv pip install --system torch --torch-backend=cu126\n\
+             RUN pip install torch\n",
+        );
+        let indexes: Vec<Vec<&str>> = file.stages[0]
+            .installs
+            .iter()
+            .map(|i| i.indexes.iter().map(String::as_str).collect())
+            .collect();
+        assert_eq!(
+            indexes,
+            [
+                vec!["https://download.pytorch.org/whl/cu126"],
+                vec!["https://download.pytorch.org/whl/cpu"],
+                vec![],
+                vec!["https://download.pytorch.org/whl/cu128"],
+                // The option wins over the variable, as uv reads them.
+                vec!["https://download.pytorch.org/whl/cu126"],
+                // pip never reads uv's variable.
+                vec![],
+            ]
+        );
+        assert_eq!(
+            file.stages[0].installs[0].packages,
+            ["torch", "torchvision"]
+        );
+    }
+
     #[test]
     fn pip_and_uv_index_variables_set_by_env_count_as_the_install_index() {
         let (file, _) = parse(
