@@ -2687,6 +2687,15 @@ mod tests {
     /// whitespace; `--index-url` on the command line wins over
     /// `PIP_INDEX_URL`, while the extra indexes add up. uv reads its own
     /// `UV_*` variables and never pip's.
+    /// Each install's indexes in the first stage, in order.
+    fn install_indexes(file: &Dockerfile) -> Vec<Vec<&str>> {
+        file.stages[0]
+            .installs
+            .iter()
+            .map(|i| i.indexes.iter().map(String::as_str).collect())
+            .collect()
+    }
+
     #[test]
     fn uv_torch_backend_picks_the_pytorch_index() {
         // uv's PyTorch guide: `--torch-backend=cu126` or `UV_TORCH_BACKEND`
@@ -2701,13 +2710,8 @@ mod tests {
              RUN uv pip install --system torch --torch-backend=cu126\n\
              RUN pip install torch\n",
         );
-        let indexes: Vec<Vec<&str>> = file.stages[0]
-            .installs
-            .iter()
-            .map(|i| i.indexes.iter().map(String::as_str).collect())
-            .collect();
         assert_eq!(
-            indexes,
+            install_indexes(&file),
             [
                 vec!["https://download.pytorch.org/whl/cu126"],
                 vec!["https://download.pytorch.org/whl/cpu"],
@@ -2743,13 +2747,8 @@ mod tests {
              ENV PIP_INDEX_URL=\n\
              RUN pip install torch==2.5.1\n",
         );
-        let indexes: Vec<Vec<&str>> = file.stages[0]
-            .installs
-            .iter()
-            .map(|i| i.indexes.iter().map(String::as_str).collect())
-            .collect();
         assert_eq!(
-            indexes,
+            install_indexes(&file),
             [
                 vec!["https://download.pytorch.org/whl/cpu"],
                 vec!["https://download.pytorch.org/whl/cu124"],
