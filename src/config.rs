@@ -416,11 +416,7 @@ fn usable_dirs(
 ) -> Vec<PathBuf> {
     let mut usable = Vec::new();
     for dir in dirs {
-        let one = SourceSet {
-            builtin: None,
-            overlays: vec![dir.path.clone()],
-        };
-        match one.validate(key) {
+        match crate::sources::validate_dir(&dir.path, key) {
             Ok(()) => usable.push(dir.path.clone()),
             Err(err) => warnings.push(Diagnostic::warning(
                 config_file.display().to_string(),

@@ -382,7 +382,8 @@ fn shorten(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
     format!("{} {}", &text[..head], &text[tail..]).into()
 }
 
-/// ANSI escape sequences (colours, cursor moves) from pasted coloured output.
+/// `line` without terminal escape sequences (`pasted::strip_ansi`), its
+/// other control characters as spaces.
 fn strip_escapes(line: &str) -> String {
     let line = crate::pasted::strip_ansi(line);
     let mut out = String::with_capacity(line.len());

@@ -101,36 +101,35 @@ pub enum SourceError {
     },
 }
 
+/// Checks that the overlay folder `path` exists and can be listed. `flag`
+/// names where it came from, for the error message.
+pub fn validate_dir(path: &Path, flag: &'static str) -> Result<(), SourceError> {
+    match fs::metadata(path) {
+        Err(_) => Err(SourceError::Missing {
+            flag,
+            path: path.to_path_buf(),
+        }),
+        Ok(meta) if !meta.is_dir() => Err(SourceError::NotADirectory {
+            flag,
+            path: path.to_path_buf(),
+        }),
+        Ok(_) => fs::read_dir(path)
+            .map(drop)
+            .map_err(|source| SourceError::Unreadable {
+                flag,
+                path: path.to_path_buf(),
+                source,
+            }),
+    }
+}
+
 impl SourceSet {
     /// Checks that every overlay folder exists and can be listed. `flag` names the
     /// option the folders came from, for the error message.
     pub fn validate(&self, flag: &'static str) -> Result<(), SourceError> {
-        for path in &self.overlays {
-            match fs::metadata(path) {
-                Err(_) => {
-                    return Err(SourceError::Missing {
-                        flag,
-                        path: path.clone(),
-                    });
-                }
-                Ok(meta) if !meta.is_dir() => {
-                    return Err(SourceError::NotADirectory {
-                        flag,
-                        path: path.clone(),
-                    });
-                }
-                Ok(_) => {
-                    if let Err(source) = fs::read_dir(path) {
-                        return Err(SourceError::Unreadable {
-                            flag,
-                            path: path.clone(),
-                            source,
-                        });
-                    }
-                }
-            }
-        }
-        Ok(())
+        self.overlays
+            .iter()
+            .try_for_each(|path| validate_dir(path, flag))
     }
 
     /// Reads every file ending in `.{extension}`, later sources shadowing earlier
