@@ -334,18 +334,25 @@ impl Settings {
             config_file,
             &mut warnings,
         );
-        let env_dirs: Vec<PathBuf> = std::env::var_os(ENV_KNOWLEDGE)
-            .map(|v| {
-                std::env::split_paths(&v)
-                    .filter(|p| !p.as_os_str().is_empty())
-                    .collect()
-            })
-            .unwrap_or_default();
-        SourceSet {
-            builtin: None,
-            overlays: env_dirs.clone(),
+        // Set once in a shell profile, the variable outlives a mount: like
+        // `knowledge_dirs`, a folder it names that is gone is a warning.
+        let mut env_dirs: Vec<PathBuf> = Vec::new();
+        for dir in std::env::var_os(ENV_KNOWLEDGE)
+            .map(|v| std::env::split_paths(&v).collect::<Vec<_>>())
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|p| !p.as_os_str().is_empty())
+        {
+            // The warning names the variable; the error need not repeat it.
+            match crate::sources::validate_dir(&dir, "") {
+                Ok(()) => env_dirs.push(dir),
+                Err(err) => warnings.push(Diagnostic::warning(
+                    ENV_KNOWLEDGE,
+                    None,
+                    format!("{}, skipped", err.to_string().trim_start()),
+                )),
+            }
         }
-        .validate("LORE_KNOWLEDGE:")?;
         let flag_knowledge = SourceSet {
             builtin: None,
             overlays: flags.knowledge.clone(),

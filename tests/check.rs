@@ -632,3 +632,33 @@ fn overlay_trees_are_named_with_their_folder() {
         "{stdout}"
     );
 }
+
+/// `LORE_KNOWLEDGE` set in a shell profile outlives the disk it names (an
+/// unmounted share, a laptop away from the NFS): like `knowledge_dirs`, the
+/// missing folder is one warning naming the variable, and the folders that
+/// are there still load. It used to stop every verb with exit 2.
+#[test]
+fn a_folder_in_lore_knowledge_that_is_gone_is_a_warning() {
+    let home = home();
+    let gone = home.path().join("unmounted/notes");
+    let list = std::env::join_paths([gone.clone(), fixture("check/clean")]).unwrap();
+    let out = lore(&home)
+        .env("LORE_KNOWLEDGE", &list)
+        .args(["search", "--no-builtin", "cupti"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_line(
+        &stderr,
+        &format!(
+            "LORE_KNOWLEDGE: warning: {}: no such directory, skipped",
+            gone.display()
+        ),
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("cuda/clean.md"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

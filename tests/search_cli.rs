@@ -95,18 +95,30 @@ fn flags_go_before_or_after_the_query_and_dashes_after_two_dashes() {
     );
 }
 
+/// No match: exit 1 and nothing on stdout, like grep; a person who ran it
+/// by hand is told so on stderr (it used to print nothing at all). JSON
+/// gives `[]` and no message.
 #[test]
 fn no_match_exits_1_like_grep() {
     let home = home();
     let out = lore(&home).args(["search", "qqqqxzzzv"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "lore: no section matches this query; try other words, or `lore list` to browse\n"
+    );
     let out = lore(&home)
         .args(["search", "--json", "qqqqxzzzv"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(stdout_of(&out).trim(), "[]");
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]

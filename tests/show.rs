@@ -230,6 +230,26 @@ fn an_unknown_path_lists_the_closest_paths() {
     );
 }
 
+/// An anchor typed from the heading (`#What-Is-CUPTI`, or the heading's
+/// words in quotes) is the section it slugs to, as GitHub's anchors are
+/// lower case: it used to be "no heading with anchor".
+#[test]
+fn an_anchor_in_other_case_or_as_words_names_its_heading() {
+    let home = home();
+    let by_anchor = lore(&home)
+        .args(["show", &format!("{CUPTI}#what-is-cupti"), "--plain"])
+        .output()
+        .unwrap();
+    for typed in ["#What-Is-CUPTI", "#WHAT-IS-CUPTI", "#What is CUPTI?"] {
+        let out = lore(&home)
+            .args(["show", &format!("{CUPTI}{typed}"), "--plain"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{typed}: {}", stderr(&out));
+        assert_eq!(stdout(&out), stdout(&by_anchor), "{typed}");
+    }
+}
+
 #[test]
 fn an_unknown_anchor_lists_the_documents_anchors() {
     let home = home();

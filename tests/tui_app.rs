@@ -87,6 +87,35 @@ fn following_a_link_and_going_back_returns_to_the_same_place() {
     );
 }
 
+/// Reading a line of links one by one: Tab, Enter, Backspace, Tab must
+/// reach the next link. Back on the page, the followed link is focused
+/// again, so Tab goes on from it; it used to start again from the first
+/// link on screen, and the later links were out of reach this way.
+#[test]
+fn coming_back_from_a_link_keeps_it_focused_and_tab_goes_on_from_it() {
+    let mut a = app();
+    open(&mut a, CUPTI, At::Line(5));
+    let mut followed = Vec::new();
+    for _ in 0..3 {
+        press(&mut a, &["tab"]);
+        let link = page(&a).focused().cloned().expect("a link on screen");
+        followed.push(link.index);
+        if matches!(link.target, LinkTarget::Internal { .. }) {
+            press(&mut a, &["enter"]);
+            assert_ne!(page(&a).focused().map(|l| l.index), Some(link.index));
+            press(&mut a, &["backspace"]);
+            assert_eq!(page(&a).doc.path, CUPTI);
+            assert_eq!(
+                page(&a).focused().map(|l| l.index),
+                Some(link.index),
+                "the followed link is focused again"
+            );
+        }
+    }
+    followed.dedup();
+    assert_eq!(followed.len(), 3, "three different links: {followed:?}");
+}
+
 #[test]
 fn a_web_link_is_shown_and_copied_never_opened() {
     let mut a = app();

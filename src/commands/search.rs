@@ -42,6 +42,16 @@ pub fn run(settings: &Settings, args: &SearchArgs) -> anyhow::Result<u8> {
     if hits.first().is_some_and(|h| !h.is_confident()) && !args.json {
         say!("lore: {WEAK_NOTICE}");
     }
+    if hits.is_empty() && !args.json {
+        // Exit 1 says it to scripts; a person at a terminal gets a line too.
+        let within = match args.kind.as_deref() {
+            Some(kind) => format!(" of kind `{kind}`"),
+            None => String::new(),
+        };
+        say!(
+            "lore: no section{within} matches this query; try other words, or `lore list` to browse"
+        );
+    }
     let mut out = stdout();
     if args.json {
         let array: Vec<serde_json::Value> =

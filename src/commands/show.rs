@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Write};
 
 use crate::cli::ShowArgs;
 use crate::config::Settings;
-use crate::corpus::{Corpus, Document, Lookup};
+use crate::corpus::{Corpus, Document, Lookup, slug};
 use crate::diagnostic::Diagnostic;
 use crate::markdown::{Highlighter, RenderOptions, UNWRAPPED, render, write_ansi};
 use crate::text::inline;
@@ -99,11 +99,13 @@ fn section_at(doc: &Document, line: usize) -> Option<&str> {
 /// The document and anchor `PATH[#ANCHOR]` names, or the message saying why
 /// it names none: no such path (with the closest ones), a fragment several
 /// paths share (listing them), a file skipped while loading, or an unknown
-/// anchor (listing the document's anchors). Shared with `lore open`.
-pub(super) fn resolve_target<'c, 't>(
+/// anchor (listing the document's anchors). An anchor typed in other case
+/// or as the heading's words (`#What-Is-CUPTI`, `#what is cupti`) names the
+/// heading it slugs to. Shared with `lore open`.
+pub(super) fn resolve_target<'c>(
     corpus: &'c Corpus,
-    target: &'t str,
-) -> Result<(&'c Document, Option<&'t str>), String> {
+    target: &str,
+) -> Result<(&'c Document, Option<&'c str>), String> {
     let (path, anchor) = corpus.split_target(target);
     if path.trim().is_empty() {
         return Err(format!(
@@ -145,14 +147,28 @@ pub(super) fn resolve_target<'c, 't>(
             return Err(message);
         }
     };
-    let anchor = anchor.filter(|a| !a.is_empty());
-    if let Some(anchor) = anchor
-        && doc.section_by_anchor(anchor).is_none()
-        && !doc.footnotes.iter().any(|f| f.anchor == anchor)
-    {
-        return Err(unknown_anchor(doc, anchor));
+    match anchor.filter(|a| !a.is_empty()) {
+        None => Ok((doc, None)),
+        Some(anchor) => match doc_anchor(doc, anchor) {
+            Some(found) => Ok((doc, Some(found))),
+            None => Err(unknown_anchor(doc, anchor)),
+        },
     }
-    Ok((doc, anchor))
+}
+
+/// The document's own anchor that `anchor` names: itself, else, for an
+/// anchor typed with capitals or spaces (GitHub's are lower case; people
+/// type headings), the one it slugs to. Other typos stay errors.
+fn doc_anchor<'c>(doc: &'c Document, anchor: &str) -> Option<&'c str> {
+    let sections = doc.sections.iter().map(|s| s.anchor.as_str());
+    let notes = doc.footnotes.iter().map(|f| f.anchor.as_str());
+    let mut anchors = sections.chain(notes);
+    if let Some(exact) = anchors.clone().find(|a| *a == anchor) {
+        return Some(exact);
+    }
+    let typed = anchor.chars().any(|c| c.is_uppercase() || c == ' ');
+    let slugged = slug(anchor);
+    anchors.find(|a| typed && *a == slugged)
 }
 
 /// Why a file the user named is not in the corpus, if it was found but

@@ -26,6 +26,9 @@ const HISTORY: usize = 200;
 pub struct Place {
     pub path: String,
     pub source_line: usize,
+    /// The link focused there (its `RenderedLink::index`): coming back to
+    /// the page focuses it again, so Tab goes on from the link followed.
+    pub link: Option<usize>,
 }
 
 /// One step back: an earlier page, or the screen the reader was opened from.
@@ -84,6 +87,7 @@ impl Reader {
         self.page.as_ref().map(|p| Place {
             path: p.doc.path.clone(),
             source_line: p.source_line(),
+            link: p.focused().map(|l| l.index),
         })
     }
 
@@ -467,12 +471,7 @@ impl App {
                 if let Some(current) = self.reader.place() {
                     self.reader.forward.push(current);
                 }
-                self.open_document(
-                    &place.path,
-                    At::Line(place.source_line),
-                    Vec::new(),
-                    Via::History,
-                );
+                self.return_to(place);
             }
             Back::Screen(screen) => self.screen = self.usable(screen),
         }
@@ -495,12 +494,22 @@ impl App {
         if let Some(current) = self.reader.place() {
             self.reader.push_back(Back::Doc(current));
         }
-        self.open_document(
+        self.return_to(place);
+    }
+
+    /// Opens a page of the history where it was left: the same line at the
+    /// top and the same link focused.
+    fn return_to(&mut self, place: Place) {
+        let opened = self.open_document(
             &place.path,
             At::Line(place.source_line),
             Vec::new(),
             Via::History,
         );
+        if opened && let Some(index) = place.link {
+            let page = self.page_mut();
+            page.focus = page.rendered.links.iter().position(|l| l.index == index);
+        }
     }
 
     fn open_companion(&mut self) {
