@@ -232,6 +232,43 @@ fn an_empty_root_rules_nothing_out_on_facts_it_could_not_read() {
     assert_eq!(driver.evaluation.verdict, Verdict::Unknown, "{driver:?}");
 }
 
+/// A missing cuDNN, NCCL, cuBLAS or NVRTC library on a machine with no
+/// CUDA 11 runtime: the `libcudart.so.11.0` section scores close to these
+/// lines, and its "no CUDA 11 runtime is installed" held for each of them,
+/// with a fix that installs CUDA 11. No section about another library
+/// lends its causes.
+#[test]
+fn a_missing_library_never_gets_the_causes_of_a_section_about_another() {
+    let shipped = shipped();
+    let tmp = tempfile::tempdir().unwrap();
+    write_root(tmp.path(), &["os", "pip-torch-cu124", "driver-550"]);
+    let options = ProbeOptions {
+        root: Some(tmp.path().to_path_buf()),
+        dockerfile: None,
+    };
+    for message in [
+        "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory",
+        "OSError: libnccl.so.2: cannot open shared object file: No such file or directory",
+        "ImportError: libcublas.so.12: cannot open shared object file: No such file or directory",
+        "OSError: libnvrtc.so.12: cannot open shared object file: No such file or directory",
+    ] {
+        let d = diagnose_message(&shipped, message, &options);
+        for s in &d.sections {
+            assert!(
+                !s.heading.contains("libcudart"),
+                "{message}: causes of `{}`\n{}",
+                s.heading,
+                describe(&d)
+            );
+        }
+        assert!(
+            !d.causes.iter().any(|c| c.text.contains("CUDA 11 runtime")),
+            "{message}\n{}",
+            describe(&d)
+        );
+    }
+}
+
 // ---- the verb, end to end ---------------------------------------------------------------------
 
 fn write_root(dir: &Path, names: &[&str]) {

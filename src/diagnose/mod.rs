@@ -115,8 +115,8 @@ pub fn blocks_for(doc: &Document, index: usize) -> Vec<(usize, CauseBlock)> {
 
 /// The sections with causes among the first hits that score at least
 /// `RELATIVE_SCORE` of the best, in hit order, each block once, leaving out
-/// a section whose heading names another major version of a library the
-/// `query` names (see [`names_another_soname`]). `document` gives a hit's
+/// a section whose heading names other shared libraries than the `query`
+/// (another library, or another major version: see [`names_another_soname`]). `document` gives a hit's
 /// parsed document.
 pub fn section_causes<'d>(
     hits: &[Hit],
@@ -159,31 +159,38 @@ pub fn section_causes<'d>(
     out
 }
 
-/// Whether `heading` quotes a shared library the query also names, at
-/// another version: `libcudart.so.11.0: cannot open …` explains another
-/// message than `libcudart.so.12: cannot open …`, and its causes (no CUDA 11
-/// runtime) are not this one's, however alike the two lines score.
+/// Whether `heading` quotes shared libraries and none of them is one the
+/// query names: `libcudart.so.11.0: cannot open …` explains another message
+/// than `libcudart.so.12: cannot open …` (another major version) or
+/// `libcudnn.so.9: cannot open …` (another library), and its causes (no CUDA
+/// 11 runtime) are not this one's, however alike the two lines score. A
+/// soname without a version (`libcupti.so`) matches any version of its
+/// library.
 pub fn names_another_soname(heading: &str, query: &str) -> bool {
     let heading = sonames(heading);
     let query = sonames(query);
-    // A library both name, none of whose majors in the heading is the query's.
-    query.iter().any(|(lib, version)| {
-        let majors: Vec<&str> = heading
-            .iter()
-            .filter(|(l, _)| l == lib)
-            .map(|(_, v)| major(v))
-            .collect();
-        !majors.is_empty() && !majors.contains(&major(version))
+    if heading.is_empty() || query.is_empty() {
+        return false;
+    }
+    !heading.iter().any(|(lib, version)| {
+        query.iter().any(|(l, v)| {
+            l == lib && (version.is_empty() || v.is_empty() || major(v) == major(version))
+        })
     })
 }
 
-/// `libcudart.so.12.1` → (`libcudart`, `12.1`) for each soname with a version.
+/// `libcudart.so.12.1` → (`libcudart`, `12.1`), `libcupti.so` →
+/// (`libcupti`, ``), for each shared library named.
 fn sonames(text: &str) -> Vec<(String, String)> {
     text.split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '+' | '-')))
         .filter_map(|word| {
-            let (lib, version) = word.split_once(".so.")?;
-            let version = version.trim_end_matches(|c: char| !c.is_ascii_digit());
-            (lib.starts_with("lib") && version.starts_with(|c: char| c.is_ascii_digit()))
+            let (lib, rest) = match word.split_once(".so.") {
+                Some((lib, version)) => (lib, version),
+                None => (word.strip_suffix(".so")?, ""),
+            };
+            let version = rest.trim_end_matches(|c: char| !c.is_ascii_digit());
+            let versioned = version.starts_with(|c: char| c.is_ascii_digit());
+            (lib.len() > 3 && lib.starts_with("lib") && (versioned || rest.is_empty()))
                 .then(|| (lib.to_string(), version.to_string()))
         })
         .collect()
@@ -250,14 +257,14 @@ mod tests {
             "ImportError: libcudart.so.11.0: cannot open shared object file",
             query
         ));
-        // The same major (12 against 12.1), another library, or no version
-        // in the heading: the section may explain this message.
+        // The same major (12 against 12.1), or no version in the heading:
+        // the section may explain this message.
         assert!(!names_another_soname(
             "libcudart.so.12.1 missing after a wheel upgrade",
             query
         ));
         assert!(!names_another_soname(
-            "libcupti.so.11.7: cannot open shared object file",
+            "libcudart.so not found by the linker",
             query
         ));
         assert!(!names_another_soname(
@@ -268,6 +275,32 @@ mod tests {
         assert!(!names_another_soname(
             "libcudart.so.11.0 or libcudart.so.12: cannot open",
             query
+        ));
+    }
+
+    /// `libcudnn.so.9: cannot open shared object file` got the causes of
+    /// the `libcudart.so.11.0` section ("no CUDA 11 runtime", holds; fix:
+    /// install one): a section about another library explains another
+    /// message.
+    #[test]
+    fn a_heading_about_another_library_is_another_message() {
+        let heading = "ImportError: libcudart.so.11.0: cannot open shared object file";
+        for query in [
+            "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory",
+            "OSError: libnccl.so.2: cannot open shared object file",
+            "libcublas.so.12: cannot open shared object file",
+            "libnvrtc.so.12: cannot open shared object file",
+        ] {
+            assert!(names_another_soname(heading, query), "{query}");
+        }
+        assert!(names_another_soname(
+            "libcupti.so.11.7: cannot open shared object file",
+            "OSError: libcudart.so.12: cannot open shared object file"
+        ));
+        // A heading that names the query's library among others still may.
+        assert!(!names_another_soname(
+            "libcudnn.so.9 and libcudart.so.12 missing",
+            "ImportError: libcudnn.so.9: cannot open shared object file"
         ));
     }
 }
