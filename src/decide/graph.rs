@@ -14,7 +14,7 @@ pub fn to_mermaid(tree: &DecisionTree) -> String {
     let keys = mermaid_keys(tree);
     let key = |id: &str| keys.get(id).cloned().unwrap_or_else(|| id.to_string());
     let mut out = String::new();
-    let _ = writeln!(out, "---\ntitle: \"{}\"\n---", mermaid_text(&tree.title));
+    let _ = writeln!(out, "---\ntitle: \"{}\"\n---", dot_text(&tree.title));
     let _ = writeln!(out, "flowchart TD");
     for node in &tree.nodes {
         match node {
@@ -111,16 +111,20 @@ fn mermaid_keys(tree: &DecisionTree) -> HashMap<String, String> {
     keys
 }
 
-/// Text inside a quoted Mermaid label: one line, quotes and angle brackets as
-/// Mermaid entity codes.
+/// Text inside a quoted Mermaid label: one line; `#` (which starts Mermaid's
+/// entity codes), `&` (an HTML one), quotes and angle brackets as Mermaid
+/// entity codes, so the label shows the text as written.
 fn mermaid_text(text: &str) -> String {
     one_line(text)
+        .replace('#', "#35;")
+        .replace('&', "#38;")
         .replace('"', "#quot;")
         .replace('<', "#lt;")
         .replace('>', "#gt;")
 }
 
-/// Text inside a DOT double-quoted string.
+/// Text inside a DOT double-quoted string, or a YAML one (the Mermaid front
+/// matter's `title`, shown as it is: entity codes are for labels only).
 fn dot_text(text: &str) -> String {
     one_line(text).replace('\\', "\\\\").replace('"', "\\\"")
 }
@@ -167,6 +171,19 @@ mod tests {
         assert_eq!(
             mermaid_text("a \"b\" <c>\nd"),
             "a #quot;b#quot; #lt;c#gt; d"
+        );
+    }
+
+    /// A tree's text that looks like an entity code (`#35;`, `&amp;`, a
+    /// C# or `#include` in a label) is shown as written, not decoded; a
+    /// quote in the title is YAML's `\"`, since the front matter does not
+    /// decode Mermaid's `#quot;`.
+    #[test]
+    fn mermaid_shows_entity_lookalikes_and_quoted_titles_as_written() {
+        assert_eq!(mermaid_text("C# #35; &amp;"), "C#35; #35;35; #38;amp;");
+        assert_eq!(
+            dot_text("Use \"devel\" \\ not"),
+            "Use \\\"devel\\\" \\\\ not"
         );
     }
 }
