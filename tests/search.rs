@@ -1270,3 +1270,54 @@ fn a_pasted_log_that_says_we_is_not_matched_against_section_questions() {
         "{hits:?}"
     );
 }
+
+/// A pasted `libcublas.so.12: cannot open shared object file` shares every
+/// word but one with a section on TensorRT's `libnvinfer.so.N: cannot open
+/// shared object file`, which the shipped knowledge ranked first for it. A
+/// section whose heading names only other libraries explains another
+/// message and ranks below one about the library the line names; another
+/// version of the same library is the same failure and keeps its place.
+#[test]
+fn a_missing_library_line_ranks_sections_about_that_library_first() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "trt.md",
+        "# TensorRT\n\n## ImportError: libnvinfer.so.N: cannot open shared object file\n\n\
+         ImportError: libnvinfer.so.10: cannot open shared object file: No such file or directory.\n\
+         TensorRT also needs cuBLAS (libcublas) at import; the import fails when a library\n\
+         cannot be opened.\n",
+    );
+    write(
+        dir.path(),
+        "wheels.md",
+        "# Wheels\n\n## Which wheel ships a CUDA library\n\n\
+         The import cannot open shared object file libcublas.so.12 (No such file or\n\
+         directory): it comes from nvidia-cublas-cu12, and torch installed with --no-deps\n\
+         leaves it out.\n",
+    );
+    write(
+        dir.path(),
+        "cudart.md",
+        "# Runtime\n\n## ImportError: libcudart.so.11.0: cannot open shared object file\n\n\
+         ImportError: libcudart.so.11.0: cannot open shared object file: No such file or\n\
+         directory: a package built for CUDA 11 in an environment with CUDA 12 only.\n",
+    );
+    let (index, _) = SearchIndex::build_in_memory(&Corpus::load(&overlay(dir.path()))).unwrap();
+    let first = |q: &str| {
+        let hits = index.query(q, 5);
+        format!("{}#{}", hits[0].path, hits[0].anchor)
+    };
+    assert_eq!(
+        first(
+            "ImportError: libcublas.so.12: cannot open shared object file: No such file or directory"
+        ),
+        "wheels.md#which-wheel-ships-a-cuda-library"
+    );
+    assert_eq!(
+        first(
+            "ImportError: libcudart.so.10.1: cannot open shared object file: No such file or directory"
+        ),
+        "cudart.md#importerror-libcudartso110-cannot-open-shared-object-file"
+    );
+}

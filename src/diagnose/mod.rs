@@ -15,7 +15,7 @@ pub use eval::{Context, Evaluation, Verdict, evaluate, probe_context};
 
 use crate::corpus::causes::{self, Cause, CauseBlock};
 use crate::corpus::{Document, Section};
-use crate::search::Hit;
+use crate::search::{Hit, soname};
 
 /// Hits looked at for causes: the first few, where the explanation is.
 pub const HITS_CONSIDERED: usize = 5;
@@ -167,37 +167,7 @@ pub fn section_causes<'d>(
 /// soname without a version (`libcupti.so`) matches any version of its
 /// library.
 pub fn names_another_soname(heading: &str, query: &str) -> bool {
-    let heading = sonames(heading);
-    let query = sonames(query);
-    if heading.is_empty() || query.is_empty() {
-        return false;
-    }
-    !heading.iter().any(|(lib, version)| {
-        query.iter().any(|(l, v)| {
-            l == lib && (version.is_empty() || v.is_empty() || major(v) == major(version))
-        })
-    })
-}
-
-/// `libcudart.so.12.1` → (`libcudart`, `12.1`), `libcupti.so` →
-/// (`libcupti`, ``), for each shared library named.
-fn sonames(text: &str) -> Vec<(String, String)> {
-    text.split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '+' | '-')))
-        .filter_map(|word| {
-            let (lib, rest) = match word.split_once(".so.") {
-                Some((lib, version)) => (lib, version),
-                None => (word.strip_suffix(".so")?, ""),
-            };
-            let version = rest.trim_end_matches(|c: char| !c.is_ascii_digit());
-            let versioned = version.starts_with(|c: char| c.is_ascii_digit());
-            (lib.len() > 3 && lib.starts_with("lib") && (versioned || rest.is_empty()))
-                .then(|| (lib.to_string(), version.to_string()))
-        })
-        .collect()
-}
-
-fn major(version: &str) -> &str {
-    version.split('.').next().unwrap_or(version)
+    soname::names_only_others(heading, &soname::sonames(query))
 }
 
 /// Judges one cause: its check evaluated, or unknown without one.

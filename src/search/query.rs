@@ -80,6 +80,10 @@ pub struct ParsedQuery {
     /// section (a list of links) may answer it. Other queries never see
     /// those sections unless nothing else matches.
     pub wants_sources: bool,
+    /// The shared libraries the query (a log: its searched lines) names by
+    /// soname: a section whose heading names only other ones explains
+    /// another library's message.
+    pub libraries: Vec<super::soname::Soname>,
 }
 
 impl ParsedQuery {
@@ -139,6 +143,11 @@ pub fn parse(input: &str) -> ParsedQuery {
         text
     } else {
         clean_line(input)
+    };
+    query.libraries = if query.pasted {
+        super::soname::sonames(&query.searched.join("\n"))
+    } else {
+        super::soname::sonames(input)
     };
 
     // Filters: whole whitespace-separated words `kind:K` or `path:P`, typed

@@ -1,0 +1,140 @@
+//! Shared libraries a text names by soname (`libcudart.so.12`,
+//! `libcupti.so`): a message about one library is not explained by a
+//! section about another (`libcublas.so.12: cannot open …` against
+//! TensorRT's `libnvinfer.so.N`), nor about another major version of it
+//! (`libcudart.so.11.0` against `libcudart.so.12`). Search ranks such
+//! sections lower; `lore diagnose` takes no causes from them.
+
+/// One library named: `libcudart.so.12.1` → `libcudart`, `12.1`;
+/// `libcupti.so` or `libnvinfer.so.N` → `libcupti`, `libnvinfer`, no version.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Soname {
+    pub lib: String,
+    pub version: String,
+}
+
+impl Soname {
+    /// The same library at the same major version; a soname without a
+    /// version matches any version of its library.
+    fn matches(&self, other: &Soname) -> bool {
+        self.lib == other.lib
+            && (self.version.is_empty()
+                || other.version.is_empty()
+                || major(&self.version) == major(&other.version))
+    }
+}
+
+/// The sonames `text` names, in order.
+pub fn sonames(text: &str) -> Vec<Soname> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '+' | '-')))
+        .filter_map(|word| {
+            let (lib, rest) = match word.split_once(".so.") {
+                Some((lib, version)) => (lib, version),
+                None => (word.strip_suffix(".so")?, ""),
+            };
+            let version = rest.trim_end_matches(|c: char| !c.is_ascii_digit());
+            let versioned = version.starts_with(|c: char| c.is_ascii_digit());
+            // `libnvinfer.so.N`, `libcublas.so.*`: the library, any version.
+            let placeholder = matches!(rest, "N" | "X" | "x" | "*" | "MAJOR");
+            let named = versioned || rest.is_empty() || placeholder;
+            (lib.len() > 3 && lib.starts_with("lib") && named).then(|| Soname {
+                lib: lib.to_string(),
+                version: version.to_string(),
+            })
+        })
+        .collect()
+}
+
+/// Whether `heading` names shared libraries and none of them is one of
+/// `wanted` (the query's) at its major version: the section explains
+/// another message. False when either names none. `lore diagnose` takes no
+/// causes from such a section.
+pub fn names_only_others(heading: &str, wanted: &[Soname]) -> bool {
+    names_none_of(heading, wanted, Soname::matches)
+}
+
+/// Whether `heading` names shared libraries and none of them is a library
+/// of `wanted`, at any version: the section explains another library's
+/// message. Search ranks it lower; another major of the same library
+/// (`libcudart.so.11.0` for `libcudart.so.10.1`) is the same failure.
+pub fn names_only_other_libraries(heading: &str, wanted: &[Soname]) -> bool {
+    names_none_of(heading, wanted, |a, b| a.lib == b.lib)
+}
+
+fn names_none_of(
+    heading: &str,
+    wanted: &[Soname],
+    same: impl Fn(&Soname, &Soname) -> bool,
+) -> bool {
+    if wanted.is_empty() {
+        return false;
+    }
+    let named = sonames(heading);
+    !named.is_empty() && !named.iter().any(|n| wanted.iter().any(|w| same(n, w)))
+}
+
+fn major(version: &str) -> &str {
+    version.split('.').next().unwrap_or(version)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sonames_with_and_without_versions() {
+        let found =
+            sonames("OSError: libcudart.so.12: cannot open; libcupti.so and libfoo.so.conf");
+        assert_eq!(
+            found,
+            vec![
+                Soname {
+                    lib: "libcudart".into(),
+                    version: "12".into()
+                },
+                Soname {
+                    lib: "libcupti".into(),
+                    version: String::new()
+                },
+            ]
+        );
+        assert!(sonames("the .so file, lib.so, a libc, libfoo.so.conf").is_empty());
+        // A placeholder version names the library at any version.
+        assert_eq!(
+            sonames("libnvinfer.so.N")[0],
+            Soname {
+                lib: "libnvinfer".into(),
+                version: String::new()
+            }
+        );
+    }
+
+    #[test]
+    fn a_heading_about_another_library_or_major_is_about_others() {
+        let wanted = sonames("ImportError: libcublas.so.12: cannot open shared object file");
+        assert!(names_only_others(
+            "ImportError: libnvinfer.so.N / libnvonnxparser.so.N: cannot open",
+            &wanted
+        ));
+        assert!(names_only_others(
+            "libcublas.so.11: undefined symbol",
+            &wanted
+        ));
+        assert!(!names_only_others("libcublas.so.12.4 and friends", &wanted));
+        assert!(!names_only_others("libcublas.so not found", &wanted));
+        assert!(!names_only_others("How pip wheels find libraries", &wanted));
+        assert!(!names_only_others("libnvinfer.so.10", &[]));
+    }
+
+    #[test]
+    fn another_major_is_the_same_library_for_search() {
+        let wanted = sonames("libcudart.so.10.1: cannot open shared object file");
+        let heading = "ImportError: libcudart.so.11.0: cannot open shared object file";
+        assert!(names_only_others(heading, &wanted));
+        assert!(!names_only_other_libraries(heading, &wanted));
+        assert!(names_only_other_libraries(
+            "ImportError: libnvinfer.so.N: cannot open shared object file",
+            &wanted
+        ));
+    }
+}
