@@ -940,3 +940,217 @@ fn the_size_of_dev_shm_is_printed_with_its_unit() {
     let (_, json, _) = json_of(&["probe", "--root", &r, "--json"]);
     assert_eq!(facts(&json, "shm.size")[0].0, "64");
 }
+
+/// The facts and the settled probes of a Dockerfile's text, read by the
+/// library as `lore probe --dockerfile` and `decide --probe` read it.
+fn dockerfile_outcome(
+    text: &str,
+    probes: &[&str],
+) -> (Vec<(String, String)>, Vec<lore::decide::probes::Settled>) {
+    use lore::decide::probes::find;
+    use lore::probe::{Findings, parse_dockerfile};
+    let (parsed, notes) = parse_dockerfile("Dockerfile", text.as_bytes());
+    assert!(notes.is_empty(), "{notes:?}");
+    let facts = parsed
+        .facts()
+        .into_iter()
+        .map(|f| (f.fact.to_string(), f.value))
+        .collect();
+    let findings = Findings {
+        dockerfile: Some(parsed),
+        ..Findings::default()
+    };
+    let settled = probes
+        .iter()
+        .map(|p| find(p).unwrap().settle(&findings))
+        .collect();
+    (facts, settled)
+}
+
+fn values_of<'a>(facts: &'a [(String, String)], fact: &str) -> Vec<&'a str> {
+    facts
+        .iter()
+        .filter(|(f, _)| f == fact)
+        .map(|(_, v)| v.as_str())
+        .collect()
+}
+
+/// vLLM's Dockerfile picks the PyTorch index with a command substitution:
+/// `--index-url …/whl/cu$(echo $CUDA_VERSION | cut -d. -f1,2 | tr -d '.')
+/// torch==2.5.1`. The `(` cut the command there, torch vanished, and decide
+/// said "no torch install in the final stage". The substitution is one word
+/// (so is a backtick one, and one inside double quotes); its output is not
+/// known, so the wheel's build is unknown, never a guess.
+#[test]
+fn a_pip_index_url_built_by_command_substitution_keeps_the_packages_after_it() {
+    use lore::decide::probes::Settled;
+    let suffixes = [
+        "cu$(echo $CUDA_VERSION | cut -d. -f1,2 | tr -d '.')",
+        "cu$(python3 -c \"print(124)\")",
+        "\"cu$(echo \"$CUDA_VERSION\" | tr -d .)\"",
+        "cu`echo $CUDA_VERSION | tr -d .`",
+        "cu$(( 12 * 10 + 4 ))",
+    ];
+    for suffix in suffixes {
+        let text = format!(
+            "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nARG CUDA_VERSION=12.4.1\n\
+             RUN pip install --index-url https://download.pytorch.org/whl/{suffix} torch==2.5.1 \\\n  && echo done\n"
+        );
+        let (facts, settled) = dockerfile_outcome(&text, &["torch-install", "torch-wheel"]);
+        assert_eq!(
+            values_of(&facts, "dockerfile.install"),
+            ["stage 0: pip torch==2.5.1"],
+            "{suffix}"
+        );
+        assert_eq!(
+            values_of(&facts, "dockerfile.torch"),
+            ["stage 0: torch==2.5.1 (pip)"],
+            "{suffix}"
+        );
+        assert!(
+            matches!(&settled[0], Settled::Answer { option, .. } if option == "pip"),
+            "{suffix}: {:?}",
+            settled[0]
+        );
+        match &settled[1] {
+            Settled::Unsure(why) => assert!(why.contains("Dockerfile:3"), "{suffix}: {why}"),
+            other => panic!("{suffix}: torch-wheel settled {other:?}"),
+        }
+    }
+    // The packages of a list built by a substitution are not known.
+    let (facts, _) = dockerfile_outcome(
+        "FROM python:3.11\nRUN pip install $(cat /tmp/packages.txt) numpy\n",
+        &[],
+    );
+    assert_eq!(
+        values_of(&facts, "dockerfile.install"),
+        ["stage 0: pip numpy $(cat /tmp/packages.txt)"]
+    );
+    // A plain subshell still separates commands.
+    let (facts, _) = dockerfile_outcome(
+        "FROM python:3.11\nRUN (cd /src && pip install numpy) && pip install torch==2.5.1\n",
+        &[],
+    );
+    assert_eq!(
+        values_of(&facts, "dockerfile.install"),
+        ["stage 0: pip numpy", "stage 0: pip torch==2.5.1"]
+    );
+}
+
+/// Option values read as packages: TGI's `uv sync --frozen --extra gen
+/// --extra bnb …` listed `gen` and `bnb` as installed, and `uv sync
+/// --no-install-package torch` (an exclusion) was probed as "torch installed
+/// with pip"; `pip install --progress-bar off --timeout 100 --no-binary :all:
+/// numpy` listed `off`, `100` and `:all:`. `uv sync` installs the locked
+/// dependencies, never named packages.
+#[test]
+fn option_values_of_pip_and_uv_are_not_packages() {
+    use lore::decide::probes::Settled;
+    let (facts, settled) = dockerfile_outcome(
+        "FROM python:3.11-slim\nCOPY --from=ghcr.io/astral-sh/uv:0.5.31 /uv /bin/\n\
+         RUN uv sync --frozen --no-install-package torch --extra cpu\n",
+        &["torch-install"],
+    );
+    assert_eq!(
+        values_of(&facts, "dockerfile.install"),
+        ["stage 0: uv sync (uv.lock) except torch"]
+    );
+    assert!(
+        values_of(&facts, "dockerfile.torch").is_empty(),
+        "{facts:?}"
+    );
+    assert!(
+        !matches!(&settled[0], Settled::Answer { .. }),
+        "{:?}",
+        settled[0]
+    );
+    let (facts, settled) = dockerfile_outcome(
+        "FROM python:3.11-slim\n\
+         RUN uv sync --frozen --extra gen --extra bnb --group dev --only-group=test \\\n\
+         \x20   --package app --upgrade-package torch -P numpy --reinstall-package x \\\n\
+         \x20   --no-build-package y --index-strategy unsafe-best-match --python-platform linux \\\n\
+         \x20   --extra torch --no-install-project --active\n",
+        &["torch-install"],
+    );
+    assert_eq!(
+        values_of(&facts, "dockerfile.install"),
+        ["stage 0: uv sync (uv.lock)"]
+    );
+    assert_eq!(
+        values_of(&facts, "dockerfile.torch"),
+        ["stage 0: torch may come from a dependency, version unknown: uv sync (uv.lock)"]
+    );
+    assert!(
+        matches!(&settled[0], Settled::Unsure(_)),
+        "{:?}",
+        settled[0]
+    );
+    let (facts, _) = dockerfile_outcome(
+        "FROM python:3.11\n\
+         RUN pip --timeout 60 install --progress-bar off --timeout 100 --retries 3 \\\n\
+         \x20   --no-binary :all: --only-binary=:none: --log /tmp/pip.log --exists-action w \\\n\
+         \x20   --proxy http://proxy:3128 --report /tmp/r.json --global-option build_ext \\\n\
+         \x20   -C key=value --root-user-action ignore --use-feature truststore numpy\n\
+         RUN uv pip install --system --extra cu124 --no-binary torch --resolution lowest \\\n\
+         \x20   --prerelease allow --link-mode copy --exclude-newer 2025-01-01 --keyring-provider subprocess \\\n\
+         \x20   -p 3.11 --python-platform x86_64-manylinux_2_28 --override o.txt scipy\n\
+         RUN uv add --optional gpu --bounds major --rev main --no-binary pandas\n\
+         RUN pip install --group dev\n",
+        &[],
+    );
+    assert_eq!(
+        values_of(&facts, "dockerfile.install"),
+        [
+            "stage 0: pip numpy",
+            "stage 0: uv scipy",
+            "stage 0: uv pandas",
+            "stage 0: pip --group dev"
+        ]
+    );
+}
+
+/// An NGC PyTorch base (TensorRT-LLM's `Dockerfile.multi`): the stage line
+/// said "an image lore does not classify" while the next line and decide
+/// named it NGC PyTorch. Every line now names the image table's family.
+#[test]
+fn an_ngc_pytorch_base_is_named_the_same_on_every_line() {
+    let (facts, _) = dockerfile_outcome(
+        "ARG B=nvcr.io/nvidia/pytorch\nFROM ${B}:24.05-py3 AS base\nFROM base AS release\n",
+        &[],
+    );
+    assert_eq!(
+        values_of(&facts, "dockerfile.stage")[0],
+        "stage 0 (base): nvcr.io/nvidia/pytorch:24.05-py3 (NGC PyTorch)"
+    );
+    assert_eq!(
+        values_of(&facts, "dockerfile.final-stage"),
+        ["stage 1 (release): NGC PyTorch"]
+    );
+    assert!(
+        !facts.iter().any(|(_, v)| v.contains("does not classify")),
+        "{facts:?}"
+    );
+    let (facts, _) = dockerfile_outcome("FROM example.com/team/base:1\n", &[]);
+    assert_eq!(
+        values_of(&facts, "dockerfile.final-stage"),
+        ["stage 0: an image lore does not classify"]
+    );
+}
+
+/// TensorRT-LLM's release stage: `ARG CPP_BUILD_DIR=/src/…/build` then
+/// `COPY --from=wheel ${CPP_BUILD_DIR}/tensorrt_llm/libtensorrt_llm.so lib/`
+/// printed the ARG unexpanded. Sources are expanded as the rest of the
+/// probe expands ARG and ENV; an ARG with no value stays as written.
+#[test]
+fn copy_from_sources_expand_the_stage_args() {
+    let (facts, _) = dockerfile_outcome(
+        "FROM python:3.11 AS wheel\nFROM python:3.11 AS release\n\
+         ARG CPP_BUILD_DIR=/src/cpp/build\nARG OTHER\nENV LIB=lib\n\
+         COPY --from=wheel ${CPP_BUILD_DIR}/libx.so $OTHER/liby.so ${LIB}/\n",
+        &[],
+    );
+    assert_eq!(
+        values_of(&facts, "dockerfile.copy-from"),
+        ["stage 1 (release) from wheel: /src/cpp/build/libx.so $OTHER/liby.so lib/"]
+    );
+}

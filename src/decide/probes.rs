@@ -460,9 +460,14 @@ fn torch_wheel_dockerfile(d: &Dockerfile) -> Settled {
             };
             let at = format!("{}:{}", d.path, i.line);
             let spec_l = spec.to_ascii_lowercase();
+            // pip takes the best wheel of all the indexes: one the file does
+            // not fix (`…/cu$(echo …)`, an ARG without a value) may serve
+            // either build.
+            let unfixed = i.unfixed_index();
             let from_index = i
                 .indexes
                 .iter()
+                .filter(|_| unfixed.is_none())
                 .filter_map(|u| {
                     u.trim_end_matches('/')
                         .rsplit('/')
@@ -477,12 +482,17 @@ fn torch_wheel_dockerfile(d: &Dockerfile) -> Settled {
                 .or(from_index);
             let family = match marker.as_deref() {
                 Some(m) if m.starts_with("cpu") => "cpu",
-                Some(m) if m.starts_with("cu") && m.len() >= 4 => match &m[2..4] {
-                    "11" | "12" => "cu12",
-                    "13" => "cu13",
+                Some(m) if m.starts_with("cu") && m.len() >= 4 => match m.get(2..4) {
+                    Some("11" | "12") => "cu12",
+                    Some("13") => "cu13",
                     _ => continue,
                 },
                 _ => {
+                    if let Some(index) = unfixed {
+                        return unsure(format!(
+                            "{at} installs `{spec}` from `{index}`, an index the Dockerfile does not fix (a command's output or a build argument set at build time): which build it serves is unknown"
+                        ));
+                    }
                     return unsure(format!(
                         "{at} installs `{spec}` without a `+cuXXX`/`+cpu` version or a download.pytorch.org/whl/<build> index: which build pip picks depends on the version and the platform"
                     ));

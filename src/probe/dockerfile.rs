@@ -17,7 +17,8 @@
 //! `--build-arg` at build time: what depends on it is unknown, never a
 //! guess. Shell is not executed: commands are split on `&&`, `||`, `;`, `|`
 //! and the words of `if`/`for`/`case`, then read word by word, following
-//! `cd` within a `RUN`.
+//! `cd` within a `RUN`; a command substitution (`$(…)`, backticks) stays
+//! inside its word, and what it prints is unknown.
 //!
 //! A file with binary bytes, over `MAX_BYTES`, or longer than `MAX_LINES` is
 //! read up to that point with a note naming the line, and marked incomplete
@@ -185,6 +186,8 @@ pub struct Install {
     pub lists: Vec<String>,
     /// `--index-url`, `--extra-index-url`, `-f` values, and conda channels.
     pub indexes: Vec<String>,
+    /// Packages it is told not to install: `uv sync --no-install-package X`.
+    pub skips: Vec<String>,
     pub line: usize,
 }
 
@@ -208,6 +211,28 @@ impl Install {
     pub fn has_local(&self) -> bool {
         self.packages.iter().any(|p| is_local_project(p))
     }
+
+    /// An index whose address the Dockerfile does not fix: a build
+    /// argument without a value, or a command's output (`…/cu$(echo …)`).
+    /// Which build it serves is unknown.
+    pub fn unfixed_index(&self) -> Option<&str> {
+        self.indexes
+            .iter()
+            .find(|i| !is_fixed(i))
+            .map(String::as_str)
+    }
+
+    /// Whether the command is told not to install `name` (`uv sync
+    /// --no-install-package torch`).
+    pub fn skips(&self, name: &str) -> bool {
+        self.skips.iter().any(|p| package_name(p) == name)
+    }
+}
+
+/// Text with nothing left to expand: no `$NAME` whose value is unknown, no
+/// command substitution.
+fn is_fixed(text: &str) -> bool {
+    !text.contains(['$', '`'])
 }
 
 /// `torch==2.5.1`, `torch[extra]>=2`, `"torch"`, `pytorch=2.5.1`,
@@ -538,7 +563,11 @@ impl Dockerfile {
                     continue;
                 }
                 let local = i.packages.iter().find(|p| is_path(p) || p.contains("git+"));
-                let listed = i.lists.first().map(|l| list_command(i.tool, l));
+                let listed = i
+                    .lists
+                    .first()
+                    .filter(|_| !i.skips("torch"))
+                    .map(|l| list_command(i.tool, l));
                 if let Some(what) =
                     listed.or_else(|| local.map(|p| format!("{} install {p}", i.tool.name())))
                 {
@@ -577,7 +606,7 @@ impl Dockerfile {
             let name = stage_label(s);
             out.push(Fact {
                 fact: "dockerfile.stage",
-                value: format!("{name}: {} ({})", s.image, describe_base(self, &s.base)),
+                value: format!("{name}: {} ({})", s.image, describe_base(self, s)),
                 evidence: vec![self.at(s.line)],
             });
             if !matches!(s.base, Base::Stage { .. })
@@ -592,6 +621,9 @@ impl Dockerfile {
             for i in &s.installs {
                 let mut words: Vec<String> = i.packages.clone();
                 words.extend(i.lists.iter().cloned());
+                if !i.skips.is_empty() {
+                    words.push(format!("except {}", i.skips.join(" ")));
+                }
                 out.push(Fact {
                     fact: "dockerfile.install",
                     value: format!("{name}: {} {}", i.tool.name(), words.join(" ")),
@@ -636,14 +668,14 @@ impl Dockerfile {
             }
         }
         if let Some(last) = self.final_stage() {
-            let (from, base) = self.root_base(last);
+            let (from, _) = self.root_base(last);
             let mut evidence = vec![self.at(last.line)];
             if from.index != last.index {
                 evidence.push(self.at(from.line));
             }
             out.push(Fact {
                 fact: "dockerfile.final-stage",
-                value: format!("{}: {}", stage_label(last), describe_base(self, base)),
+                value: format!("{}: {}", stage_label(last), describe_base(self, from)),
                 evidence,
             });
         }
@@ -728,6 +760,11 @@ fn torch_is_cpu(spec: &str, indexes: &[String]) -> Option<bool> {
     if spec.contains("+cu") || spec.contains("%2bcu") {
         return Some(false);
     }
+    // pip takes the best wheel of all its indexes: one not known may
+    // serve either build.
+    if !indexes.iter().all(|i| is_fixed(i)) {
+        return None;
+    }
     let mut found = None;
     for index in indexes {
         let index = index.trim_end_matches('/').to_ascii_lowercase();
@@ -777,8 +814,10 @@ fn stage_label(s: &Stage) -> String {
     }
 }
 
-fn describe_base(file: &Dockerfile, base: &Base) -> String {
-    match base {
+/// What a stage starts from, in words; an image the image table knows is
+/// named by its family, as the `dockerfile.image` line names it.
+fn describe_base(file: &Dockerfile, stage: &Stage) -> String {
+    match &stage.base {
         Base::NvidiaCuda {
             version,
             flavor,
@@ -798,7 +837,10 @@ fn describe_base(file: &Dockerfile, base: &Base) -> String {
             "set at build time: {} has no value in the file (--build-arg)",
             args.join(", ")
         ),
-        Base::Other => "an image lore does not classify".into(),
+        Base::Other => match images::lookup(&stage.image) {
+            Some(implied) => implied.row.family.clone(),
+            None => "an image lore does not classify".into(),
+        },
     }
 }
 
@@ -1174,11 +1216,14 @@ struct Expanded {
     /// A malformed or unsupported reference (`${`, `${A#x}`): the text
     /// after it stays as written and nothing is concluded from it.
     malformed: bool,
+    /// A command substitution (`$(…)`, `` `…` ``): its output is known only
+    /// when the command runs.
+    substituted: bool,
 }
 
 impl Expanded {
     fn known(&self) -> bool {
-        self.unknown.is_empty() && !self.malformed
+        self.unknown.is_empty() && !self.malformed && !self.substituted
     }
 }
 
@@ -1213,7 +1258,7 @@ fn expand_word(
     let bytes = text.as_bytes();
     loop {
         let rest = &text[*pos..];
-        let next = rest.find(|c| c == '$' || c == '\\' || (nested && c == '}'));
+        let next = rest.find(|c| c == '$' || c == '\\' || c == '`' || (nested && c == '}'));
         let Some(offset) = next else {
             out.text.push_str(rest);
             *pos = text.len();
@@ -1225,6 +1270,11 @@ fn expand_word(
             b'}' => {
                 *pos = at + 1;
                 return true;
+            }
+            b'`' => {
+                out.substituted = true;
+                out.text.push('`');
+                *pos = at + 1;
             }
             b'\\' => {
                 // `\$` is a literal dollar; other escapes stay as written.
@@ -1300,6 +1350,7 @@ fn expand_word(
                                 out.text.push_str(&word.text);
                                 out.unknown.extend(word.unknown);
                                 out.malformed |= word.malformed;
+                                out.substituted |= word.substituted;
                             } else if op.ends_with('+') {
                                 // `${A:+word}` with A empty or unset: nothing.
                             } else {
@@ -1317,6 +1368,9 @@ fn expand_word(
                     }
                 } else {
                     let len = name_len(&text[after..]);
+                    if bytes.get(after) == Some(&b'(') {
+                        out.substituted = true;
+                    }
                     if len == 0 {
                         out.text.push('$');
                         *pos = after;
@@ -1582,7 +1636,9 @@ fn copy(stage: &mut Stage, ins: &Instruction) {
             let value = expand(unquote(value), &stage.vars, false);
             from = Some(value.text);
         } else if !word.starts_with("--") {
-            rest.push(word);
+            // `${CPP_BUILD_DIR}/lib.so` as BuildKit copies it; an ARG with
+            // no value stays as written.
+            rest.push(known_or_written(word, &stage.vars));
         }
     }
     if ins.keyword == "ADD"
@@ -1674,17 +1730,40 @@ enum Token {
 }
 
 /// Splits (line, text) parts into words and command separators. Quotes
-/// group; a backslash escapes the next character. A part's end is a word
-/// break (the continuation joined the lines with whitespace).
+/// group; a backslash escapes the next character. A command substitution
+/// (`$(…)`, `` `…` ``, also `$((…))`) is part of the word it is in, kept as
+/// written: its `(`, `)`, `|` and quotes are its own, not the command's. A
+/// part's end is a word break (the continuation joined the lines with
+/// whitespace), or a space inside quotes or a substitution.
 fn words(parts: &[(usize, String)]) -> Vec<Token> {
     let mut out = Vec::new();
     let mut word = String::new();
     let mut word_line = 0;
     let mut in_word = false;
     let mut quote: Option<char> = None;
+    let mut subst = Substitution::default();
     for (line, text) in parts {
         let mut chars = text.chars().peekable();
         while let Some(c) = chars.next() {
+            if subst.is_open() {
+                subst.feed(c);
+                word.push(c);
+                continue;
+            }
+            let opens = (c == '$' && chars.peek() == Some(&'(')) || c == '`';
+            if opens && quote != Some('\'') {
+                if !in_word {
+                    in_word = true;
+                    word_line = *line;
+                }
+                word.push(c);
+                if c == '$' {
+                    chars.next();
+                    word.push('(');
+                }
+                subst.open(c);
+                continue;
+            }
             if let Some(q) = quote {
                 if c == q {
                     quote = None;
@@ -1735,7 +1814,10 @@ fn words(parts: &[(usize, String)]) -> Vec<Token> {
                 }
             }
         }
-        if in_word && quote.is_none() {
+        if subst.is_open() {
+            subst.feed(' ');
+            word.push(' ');
+        } else if in_word && quote.is_none() {
             out.push(Token::Word(std::mem::take(&mut word), word_line));
             in_word = false;
         }
@@ -1744,6 +1826,71 @@ fn words(parts: &[(usize, String)]) -> Vec<Token> {
         out.push(Token::Word(word, word_line));
     }
     out
+}
+
+/// Where a command substitution's text is, read one character at a time to
+/// find its end: the open `$(`, `(`, backticks and quotes inside it.
+#[derive(Debug, Default)]
+struct Substitution {
+    open: Vec<Within>,
+    escaped: bool,
+    after_dollar: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Within {
+    Paren,
+    Backtick,
+    Single,
+    Double,
+}
+
+impl Substitution {
+    fn is_open(&self) -> bool {
+        !self.open.is_empty()
+    }
+
+    /// Starts at `$(` (`c` is `$`) or a backtick.
+    fn open(&mut self, c: char) {
+        self.open.push(if c == '`' {
+            Within::Backtick
+        } else {
+            Within::Paren
+        });
+    }
+
+    fn feed(&mut self, c: char) {
+        if std::mem::take(&mut self.escaped) {
+            return;
+        }
+        let within = self.open.last().copied();
+        if within == Some(Within::Single) {
+            if c == '\'' {
+                self.open.pop();
+            }
+            return;
+        }
+        let after_dollar = std::mem::take(&mut self.after_dollar);
+        let code = matches!(within, Some(Within::Paren | Within::Backtick));
+        match c {
+            '\\' => self.escaped = true,
+            '$' => self.after_dollar = true,
+            '(' if after_dollar || within == Some(Within::Paren) => self.open.push(Within::Paren),
+            ')' if within == Some(Within::Paren) => {
+                self.open.pop();
+            }
+            '`' if within == Some(Within::Backtick) => {
+                self.open.pop();
+            }
+            '`' => self.open.push(Within::Backtick),
+            '"' if within == Some(Within::Double) => {
+                self.open.pop();
+            }
+            '"' if code => self.open.push(Within::Double),
+            '\'' if code => self.open.push(Within::Single),
+            _ => {}
+        }
+    }
 }
 
 /// Simple commands: lists of (word, line).
@@ -1869,36 +2016,177 @@ fn mount(stage: &mut Stage, spec: &str, line: usize) {
     }
 }
 
-/// Options of pip, uv, conda, apt-get and dnf that take a value in the next
-/// word.
-const PIP_VALUE_OPTIONS: [&str; 26] = [
+/// Options of `pip install` that take a value in the next word (or after
+/// `=`): every option whose `takes_value()` is true in the install parser
+/// of pip 21.0, 23.0, 24.0, 25.0 and 26.2, pip's general options included.
+/// `--index` is how pip (optparse) reads an abbreviated `--index-url`. `-e`
+/// is read on its own.
+const PIP_VALUE_OPTIONS: &[&str] = &[
     "-r",
     "--requirement",
     "-c",
     "--constraint",
+    "--build-constraint",
     "-i",
     "--index-url",
-    "--extra-index-url",
-    // uv's; pip takes `--index` as short for `--index-url`.
+    "--pypi-url",
     "--index",
-    "--default-index",
-    "--torch-backend",
+    "--extra-index-url",
     "-f",
     "--find-links",
+    "--group",
+    "--requirements-from-script",
     "-t",
     "--target",
     "--prefix",
     "--root",
+    "--src",
+    "--source",
+    "--source-dir",
+    "--source-directory",
+    "-b",
+    "--build",
+    "--build-dir",
+    "--build-directory",
     "--platform",
     "--python-version",
     "--implementation",
     "--abi",
-    "--cache-dir",
-    "--src",
+    "--no-binary",
+    "--only-binary",
+    "--only-final",
+    "--all-releases",
     "--upgrade-strategy",
-    "--trusted-host",
+    "--uploaded-prior-to",
+    "--refresh-package",
+    "-C",
     "--config-settings",
+    "--global-option",
+    "--install-option",
+    "--progress-bar",
+    "--report",
+    "--root-user-action",
+    "--exists-action",
+    "--keyring-provider",
+    "--trusted-host",
+    "--cert",
+    "--client-cert",
+    "--cache-dir",
+    "--log",
+    "--log-file",
+    "--local-log",
+    "--proxy",
+    "--timeout",
+    "--default-timeout",
+    "--retries",
+    "--resume-retries",
     "--python",
+    "--use-feature",
+    "--use-deprecated",
+];
+/// uv's options that take a value in every command it installs with (uv
+/// 0.12.5's `--help` of `uv pip install` and `uv add`, and their hidden
+/// aliases in `uv-cli`): indexes, resolver, installer, build and global
+/// options.
+const UV_VALUE_OPTIONS: &[&str] = &[
+    "-r",
+    "--requirements",
+    "--requirement",
+    "-c",
+    "--constraints",
+    "--constraint",
+    "--extra",
+    "--group",
+    "--index",
+    "--default-index",
+    "-i",
+    "--index-url",
+    "--extra-index-url",
+    "-f",
+    "--find-links",
+    "--index-strategy",
+    "--keyring-provider",
+    "-P",
+    "--upgrade-package",
+    "--upgrade-group",
+    "--resolution",
+    "--prerelease",
+    "--prerelease-package",
+    "--fork-strategy",
+    "--exclude-newer",
+    "--exclude-newer-package",
+    "--no-sources-package",
+    "--reinstall-package",
+    "--link-mode",
+    "-C",
+    "--config-setting",
+    "--config-settings",
+    "--config-settings-package",
+    "--no-build-isolation-package",
+    "--no-editable-package",
+    "--refresh-package",
+    "-p",
+    "--python",
+    "--cache-dir",
+    "--color",
+    "--allow-insecure-host",
+    "--trusted-host",
+    "--directory",
+    "--project",
+    "--config-file",
+    "--python-preference",
+    "--python-fetch",
+    "--preview-features",
+    "--preview-feature",
+];
+/// `uv pip install`'s own (`uv pip sync` reads no packages).
+const UV_PIP_VALUE_OPTIONS: &[&str] = &[
+    "--overrides",
+    "--override",
+    "--excludes",
+    "--exclude",
+    "-b",
+    "--build-constraints",
+    "--build-constraint",
+    "--cert",
+    "-t",
+    "--target",
+    "--prefix",
+    "--no-binary",
+    "--only-binary",
+    "--python-version",
+    "--python-platform",
+    "--torch-backend",
+];
+/// `uv add`'s own: where the dependency goes and how it is pinned
+/// (`--no-binary` is a switch here, unlike in `uv pip install`).
+const UV_ADD_VALUE_OPTIONS: &[&str] = &[
+    "-m",
+    "--marker",
+    "--optional",
+    "--bounds",
+    "--rev",
+    "--tag",
+    "--branch",
+    "--package",
+    "--script",
+    "--no-install-package",
+    "--only-install-package",
+    "--no-build-package",
+    "--no-binary-package",
+];
+/// uv's options before the command (`uv --directory /app sync`).
+const UV_GLOBAL_VALUE_OPTIONS: &[&str] = &[
+    "--directory",
+    "--project",
+    "--python",
+    "--cache-dir",
+    "--color",
+    "--allow-insecure-host",
+    "--config-file",
+    "--python-preference",
+    "--python-fetch",
+    "--preview-features",
 ];
 const CONDA_VALUE_OPTIONS: [&str; 8] = [
     "-c",
@@ -2038,8 +2326,8 @@ fn command(stage: &mut Stage, cmd: &[(String, usize)], state: &mut RunState) {
         }
         _ => {}
     }
-    if let Some((tool, from, lists)) = install_of(program, cmd) {
-        install(stage, tool, &cmd[from..], lists, line, state, &inline);
+    if let Some(invocation) = install_of(program, cmd) {
+        install(stage, invocation, cmd, line, state, &inline);
         return;
     }
     let build = match program {
@@ -2107,9 +2395,27 @@ fn push_build(
     });
 }
 
+/// An install command as `install_of` reads it.
+struct Invocation {
+    tool: InstallTool,
+    /// Where the arguments that name packages start (the command's end
+    /// when it names none).
+    from: usize,
+    /// What it installs from a list the Dockerfile does not show (`uv sync`).
+    lists: Vec<String>,
+    /// Its options that take a value in the next word.
+    value_options: &'static [&'static [&'static str]],
+    /// Packages it is told not to install.
+    skips: Vec<String>,
+    /// `--group NAME` installs a dependency group of pyproject.toml (`pip
+    /// install`, `uv pip install`), rather than naming where a package
+    /// goes (`uv add`, `poetry add`).
+    groups_are_lists: bool,
+}
+
 /// Which install a command is: the tool, where its arguments start, and
 /// what it installs from a list the Dockerfile does not show (`uv sync`).
-fn install_of(program: &str, cmd: &[(String, usize)]) -> Option<(InstallTool, usize, Vec<String>)> {
+fn install_of(program: &str, cmd: &[(String, usize)]) -> Option<Invocation> {
     let word = |i: usize| cmd.get(i).map(|(w, _)| w.as_str());
     // The subcommand after options of the tool itself (`pip -q install`,
     // `dnf -y install`, `apt-get -qq install`).
@@ -2126,24 +2432,43 @@ fn install_of(program: &str, cmd: &[(String, usize)]) -> Option<(InstallTool, us
         }
         None
     };
-    let none = Vec::new;
+    let at = |tool, from, value_options| Invocation {
+        tool,
+        from,
+        lists: Vec::new(),
+        value_options,
+        skips: Vec::new(),
+        groups_are_lists: tool == InstallTool::Pip,
+    };
+    let listed = |tool, list: &str| Invocation {
+        lists: vec![list.to_string()],
+        ..at(tool, cmd.len(), &[])
+    };
+    const PIP: &[&[&str]] = &[PIP_VALUE_OPTIONS];
     if is_pip(program) {
         let (w, i) = sub(1, &PIP_GLOBAL_VALUE_OPTIONS)?;
-        return (w == "install").then(|| (InstallTool::Pip, i + 1, none()));
+        return (w == "install").then(|| at(InstallTool::Pip, i + 1, PIP));
     }
     if program.starts_with("python") && !program.ends_with("-config") {
         if word(1) == Some("-m") && word(2).is_some_and(|w| w == "pip") {
             let (w, i) = sub(3, &PIP_GLOBAL_VALUE_OPTIONS)?;
-            return (w == "install").then(|| (InstallTool::Pip, i + 1, none()));
+            return (w == "install").then(|| at(InstallTool::Pip, i + 1, PIP));
         }
         return None;
     }
     match program {
         "uv" => {
-            let (w, i) = sub(1, &["--directory", "--project", "--python", "--cache-dir"])?;
+            let (w, i) = sub(1, UV_GLOBAL_VALUE_OPTIONS)?;
             match w {
                 "pip" => match word(i + 1)? {
-                    "install" => Some((InstallTool::Uv, i + 2, none())),
+                    "install" => Some(Invocation {
+                        groups_are_lists: true,
+                        ..at(
+                            InstallTool::Uv,
+                            i + 2,
+                            &[UV_VALUE_OPTIONS, UV_PIP_VALUE_OPTIONS],
+                        )
+                    }),
                     "sync" => {
                         // `uv pip sync requirements.txt`: the files are lists.
                         let files: Vec<String> = cmd[i + 2..]
@@ -2151,54 +2476,58 @@ fn install_of(program: &str, cmd: &[(String, usize)]) -> Option<(InstallTool, us
                             .filter(|(w, _)| !w.starts_with('-'))
                             .map(|(w, _)| format!("pip sync {w}"))
                             .collect();
-                        Some((InstallTool::Uv, cmd.len(), files))
+                        Some(Invocation {
+                            lists: files,
+                            ..at(InstallTool::Uv, cmd.len(), &[])
+                        })
                     }
                     _ => None,
                 },
-                "sync" => Some((InstallTool::Uv, i + 1, vec!["sync (uv.lock)".into()])),
-                "add" => Some((InstallTool::Uv, i + 1, none())),
+                // The project's locked dependencies, none named: `--extra`,
+                // `--group` and `--package` pick parts of the lock file, and
+                // `--no-install-package X` leaves X out.
+                "sync" => Some(Invocation {
+                    skips: option_values(&cmd[i + 1..], "--no-install-package"),
+                    ..listed(InstallTool::Uv, "sync (uv.lock)")
+                }),
+                "add" => Some(at(
+                    InstallTool::Uv,
+                    i + 1,
+                    &[UV_VALUE_OPTIONS, UV_ADD_VALUE_OPTIONS],
+                )),
                 _ => None,
             }
         }
         "poetry" => match sub(1, &[])?.0 {
-            "install" => Some((
-                InstallTool::Poetry,
-                cmd.len(),
-                vec!["install (poetry.lock)".into()],
-            )),
-            "add" => Some((InstallTool::Poetry, sub(1, &[])?.1 + 1, none())),
+            "install" => Some(listed(InstallTool::Poetry, "install (poetry.lock)")),
+            "add" => Some(at(InstallTool::Poetry, sub(1, &[])?.1 + 1, PIP)),
             _ => None,
         },
         "pipenv" => {
             let (w, i) = sub(1, &[])?;
             match w {
-                "install" if cmd[i + 1..].iter().all(|(w, _)| w.starts_with('-')) => Some((
-                    InstallTool::Pipenv,
-                    cmd.len(),
-                    vec!["install (Pipfile)".into()],
-                )),
-                "install" => Some((InstallTool::Pipenv, i + 1, none())),
-                "sync" => Some((
-                    InstallTool::Pipenv,
-                    cmd.len(),
-                    vec!["sync (Pipfile.lock)".into()],
-                )),
+                "install" if cmd[i + 1..].iter().all(|(w, _)| w.starts_with('-')) => {
+                    Some(listed(InstallTool::Pipenv, "install (Pipfile)"))
+                }
+                "install" => Some(at(InstallTool::Pipenv, i + 1, PIP)),
+                "sync" => Some(listed(InstallTool::Pipenv, "sync (Pipfile.lock)")),
                 _ => None,
             }
         }
         "conda" | "mamba" | "micromamba" => {
             let (w, i) = sub(1, &CONDA_VALUE_OPTIONS)?;
+            const CONDA: &[&[&str]] = &[&CONDA_VALUE_OPTIONS];
             match w {
-                "install" | "create" => Some((InstallTool::Conda, i + 1, none())),
+                "install" | "create" => Some(at(InstallTool::Conda, i + 1, CONDA)),
                 "env" if matches!(word(i + 1), Some("create" | "update")) => {
-                    Some((InstallTool::Conda, i + 2, none()))
+                    Some(at(InstallTool::Conda, i + 2, CONDA))
                 }
                 _ => None,
             }
         }
         "apt-get" | "apt" | "aptitude" => {
             let (w, i) = sub(1, &APT_VALUE_OPTIONS)?;
-            (w == "install").then(|| (InstallTool::Apt, i + 1, none()))
+            (w == "install").then(|| at(InstallTool::Apt, i + 1, &[&APT_VALUE_OPTIONS]))
         }
         "dnf" | "yum" | "microdnf" | "dnf5" | "tdnf" => {
             let (w, i) = sub(1, &DNF_VALUE_OPTIONS)?;
@@ -2207,29 +2536,44 @@ fn install_of(program: &str, cmd: &[(String, usize)]) -> Option<(InstallTool, us
                 "microdnf" => InstallTool::Microdnf,
                 _ => InstallTool::Dnf,
             };
-            (w == "install").then(|| (tool, i + 1, none()))
+            (w == "install").then(|| at(tool, i + 1, &[&DNF_VALUE_OPTIONS]))
         }
         _ => None,
     }
 }
 
+/// The values of `option` in `args` (`--opt X` and `--opt=X`).
+fn option_values(args: &[(String, usize)], option: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut words = args.iter().map(|(w, _)| w.as_str());
+    while let Some(w) = words.next() {
+        if w == option {
+            out.extend(words.next().map(str::to_string));
+        } else if let Some(value) = w.strip_prefix(option).and_then(|r| r.strip_prefix('=')) {
+            out.push(value.to_string());
+        }
+    }
+    out
+}
+
 fn install(
     stage: &mut Stage,
-    tool: InstallTool,
-    args: &[(String, usize)],
-    mut lists: Vec<String>,
+    invocation: Invocation,
+    cmd: &[(String, usize)],
     line: usize,
     state: &RunState,
     inline: &[String],
 ) {
-    let value_options: &[&str] = match tool {
-        InstallTool::Pip | InstallTool::Uv | InstallTool::Poetry | InstallTool::Pipenv => {
-            &PIP_VALUE_OPTIONS
-        }
-        InstallTool::Conda => &CONDA_VALUE_OPTIONS,
-        InstallTool::Apt => &APT_VALUE_OPTIONS,
-        InstallTool::Dnf | InstallTool::Yum | InstallTool::Microdnf => &DNF_VALUE_OPTIONS,
-    };
+    let Invocation {
+        tool,
+        from,
+        mut lists,
+        value_options,
+        skips,
+        groups_are_lists,
+    } = invocation;
+    let args = cmd.get(from..).unwrap_or_default();
+    let takes_value = |option: &str| value_options.iter().any(|list| list.contains(&option));
     let mut packages = Vec::new();
     let mut editable = Vec::new();
     let mut indexes = Vec::new();
@@ -2255,7 +2599,7 @@ fn install(
                 packages.push(path);
                 first_line.get_or_insert(*l);
             }
-        } else if value_options.contains(&option) {
+        } else if takes_value(option) {
             let value = inline_value.or_else(|| {
                 i += 1;
                 args.get(i - 1).map(|(v, _)| v.clone())
@@ -2265,10 +2609,17 @@ fn install(
             // shell runs it, like a package spec below.
             let value = known_or_written(&value, &stage.vars);
             match option {
-                "-r" | "--requirement" | "--file" => lists.push(format!("{option} {value}")),
+                "-r" | "--requirement" | "--requirements" | "--file" => {
+                    lists.push(format!("{option} {value}"))
+                }
+                // A dependency group of pyproject.toml, or a script's
+                // inline metadata: packages the Dockerfile does not show.
+                "--group" | "--requirements-from-script" if groups_are_lists => {
+                    lists.push(format!("{option} {value}"))
+                }
                 "-f" if tool == InstallTool::Conda => lists.push(format!("-f {value}")),
-                "-i" | "--index-url" | "--extra-index-url" | "-f" | "--find-links" | "--index"
-                | "--default-index" => {
+                "-i" | "--index-url" | "--pypi-url" | "--extra-index-url" | "-f"
+                | "--find-links" | "--index" | "--default-index" => {
                     index_options.push(option);
                     indexes.push(value)
                 }
@@ -2353,6 +2704,7 @@ fn install(
         packages,
         lists,
         indexes,
+        skips,
         line: first_line.unwrap_or(line),
     });
 }
