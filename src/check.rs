@@ -4,7 +4,8 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use crate::corpus::{Corpus, Document, Kind, LinkTarget, causes, footnote_label};
+use crate::corpus::links::{FOLDER_PAGES, has_no_extension, names_folder};
+use crate::corpus::{Corpus, Document, Kind, LinkTarget, anchor_tag, causes, footnote_label};
 use crate::diagnostic::{self, Diagnostic};
 use crate::probe;
 use crate::sources::Origin;
@@ -42,9 +43,7 @@ impl<'c> Conventions<'c> {
     fn of(corpus: &'c Corpus) -> Conventions<'c> {
         let mut conventions = Conventions::default();
         for doc in &corpus.documents {
-            let opted_in = doc.kind == Kind::Index
-                && !doc.path.contains('/')
-                && doc.meta(DROPS_KEY) == Some("required");
+            let opted_in = doc.kind == Kind::Index && doc.meta(DROPS_KEY) == Some("required");
             if doc.kind == Kind::Drop || opted_in {
                 conventions.with_drops.insert(root_of(doc));
             }
@@ -180,7 +179,9 @@ fn check_hidden_characters(doc: &Document, out: &mut Vec<Diagnostic>) {
 /// (`gemm<at::Half>`) loses them: Markdown reads `<at::Half>` as a link and
 /// `<T>` as an HTML tag, so the heading shows, and search indexes,
 /// `gemmat::Half`. Compared on the `<` the heading's source has (outside
-/// code spans, not escaped) against those its text kept.
+/// code spans, not escaped) against those its text kept. An HTML anchor
+/// tag (`### <a name="attest"></a> Title`, docker's CLI reference) is
+/// meant: it is an anchor, hidden as on GitHub, and not counted.
 fn check_heading_brackets(doc: &Document, out: &mut Vec<Diagnostic>) {
     let lines: Vec<&str> = doc.text.lines().collect();
     for section in &doc.sections {
@@ -191,7 +192,7 @@ fn check_heading_brackets(doc: &Document, out: &mut Vec<Diagnostic>) {
             // A setext heading (`Title` over `===`): its own rules; rare.
             continue;
         }
-        let written = plain_brackets(source);
+        let written = plain_brackets(source) - anchor_tags(source);
         let shown = section.title.matches('<').count();
         if written > shown {
             out.push(Diagnostic::warning(
@@ -201,6 +202,20 @@ fn check_heading_brackets(doc: &Document, out: &mut Vec<Diagnostic>) {
             ));
         }
     }
+}
+
+/// How many `<` of a heading line open or close an HTML anchor tag
+/// (`<a name="x">`, `</a>` after one).
+fn anchor_tags(line: &str) -> usize {
+    let opened = line
+        .match_indices('<')
+        .filter(|(at, _)| {
+            let tag = &line[*at..];
+            anchor_tag::is_anchor_tag(&tag[..tag.find('>').map_or(tag.len(), |e| e + 1)])
+        })
+        .count();
+    let closed = line.matches("</a>").count().min(opened);
+    opened + closed
 }
 
 /// How many `<` of a Markdown line are neither escaped (`\<`) nor inside a
@@ -249,7 +264,9 @@ impl<'c> Anchors<'c> {
             .entry(doc.path.as_str())
             .or_insert_with(|| {
                 let headings = doc.sections.iter().map(|s| s.anchor.as_str());
+                let tags = doc.sections.iter().flat_map(|s| &s.aliases);
                 headings
+                    .chain(tags.map(String::as_str))
                     .chain(doc.footnotes.iter().map(|f| f.anchor.as_str()))
                     .collect()
             })
@@ -272,11 +289,26 @@ fn check_links<'c>(
                 format!("link `{dest}` leaves the knowledge root"),
             )),
             LinkTarget::Internal { path, anchor } => {
-                if !path.to_ascii_lowercase().ends_with(".md") {
+                let markdown = path.to_ascii_lowercase().ends_with(".md");
+                let folder = names_folder(&link.dest);
+                let bare = has_no_extension(path);
+                if !markdown && !folder && !bare {
                     // Not a document (an image, a script): nothing lore can open.
                     continue;
                 }
                 match corpus.get(path) {
+                    None if let Some(hidden) = hidden_folder(path) => {
+                        out.push(Diagnostic::warning(
+                            &doc.path,
+                            Some(link.line),
+                            format!(
+                                "link `{}` is in the hidden folder `{hidden}/`, which lore does not read",
+                                link.dest
+                            ),
+                        ));
+                    }
+                    // `LICENSE`, or a folder with no page: there, but no document.
+                    None if !markdown && corpus.others.contains(path) => {}
                     None if doc.kind == Kind::Index => out.push(Diagnostic::warning(
                         &doc.path,
                         Some(link.line),
@@ -285,7 +317,11 @@ fn check_links<'c>(
                     None => out.push(Diagnostic::error(
                         &doc.path,
                         Some(link.line),
-                        format!("broken link `{}`: no file `{path}`", link.dest),
+                        format!(
+                            "broken link `{}`: {}",
+                            link.dest,
+                            no_target(path, folder, markdown)
+                        ),
                     )),
                     Some(target) => {
                         if let Some(anchor) = anchor
@@ -307,6 +343,32 @@ fn check_links<'c>(
                 }
             }
         }
+    }
+}
+
+/// The first hidden folder of a path (`.github` of `.github/x.md`): lore
+/// reads none, so it cannot tell whether a file there exists.
+fn hidden_folder(path: &str) -> Option<&str> {
+    let (folders, _) = path.rsplit_once('/')?;
+    folders.split('/').find(|part| part.starts_with('.'))
+}
+
+/// What a broken link's target lacks, as the doc sites would have looked
+/// for it (`corpus::links`).
+fn no_target(path: &str, folder: bool, markdown: bool) -> String {
+    let pages = format!(
+        "a {} or {}",
+        FOLDER_PAGES[..FOLDER_PAGES.len() - 1].join(", "),
+        FOLDER_PAGES[FOLDER_PAGES.len() - 1]
+    );
+    if markdown {
+        format!("no file `{path}`")
+    } else if folder && path.is_empty() {
+        format!("no {}", &pages[2..])
+    } else if folder {
+        format!("no folder `{path}/` with {pages}, nor a file `{path}.md`")
+    } else {
+        format!("no file `{path}.md`, nor a folder `{path}/` with {pages}")
     }
 }
 
@@ -342,40 +404,33 @@ fn check_drop(corpus: &Corpus, doc: &Document, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// Each root's `INDEX.md` files list that root's knowledge files: a file of
-/// another root (an overlay beside the built-in knowledge) is not theirs to
-/// list, and a root without an index has nothing to compare.
+/// Each root's top-level `INDEX.md` lists that root's knowledge files: a
+/// file of another root (an overlay beside the built-in knowledge) is not
+/// its to list, and a root without one has nothing to compare.
 fn check_index(corpus: &Corpus, out: &mut Vec<Diagnostic>) {
-    // Per root: its index files (the first is named in warnings) and
-    // everything they link to.
+    // Per root: its index and everything it links to.
     let mut roots: HashMap<Option<&Path>, (&Document, HashSet<&str>)> = HashMap::new();
     for index in corpus.documents.iter().filter(|d| d.kind == Kind::Index) {
-        let (named, listed) = roots
-            .entry(root_of(index))
-            .or_insert_with(|| (index, HashSet::new()));
-        // The root's own top-level INDEX.md is the one to name.
-        if !index.path.contains('/') {
-            *named = index;
-        }
-        listed.extend(index.links.iter().filter_map(|l| match &l.target {
+        let listed = index.links.iter().filter_map(|l| match &l.target {
             LinkTarget::Internal { path, .. } => Some(path.as_str()),
             _ => None,
-        }));
+        });
+        roots.insert(root_of(index), (index, listed.collect()));
     }
     for doc in &corpus.documents {
         if doc.kind != Kind::Knowledge {
             continue;
         }
-        if let Some((first, listed)) = roots.get(&root_of(doc))
+        if let Some((index, listed)) = roots.get(&root_of(doc))
             && !listed.contains(doc.path.as_str())
         {
             out.push(
                 Diagnostic::warning(
-                    &first.path,
+                    &index.path,
                     None,
                     format!("`{}` is not listed in the index", doc.path),
                 )
-                .in_file(first.origin.file()),
+                .in_file(index.origin.file()),
             );
         }
     }

@@ -662,3 +662,64 @@ fn a_folder_in_lore_knowledge_that_is_gone_is_a_warning() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// docker CLI reference pages (cli-docs-tool) anchor their option headings
+/// with an HTML tag, `### <a name="attest"></a> Create attestations
+/// (--attest)`, and link to them as `[--attest](#attest)`: on GitHub and
+/// docs.docker.com the tag's `name` (or `id`) is an anchor beside the
+/// heading's own. So is a tag standing alone on the line before a heading
+/// (`<a id="why-run"></a>`, the pytorch-lightning README) or in a section
+/// (an old deep link kept alive). None of them is a mistake to warn about.
+#[test]
+fn html_anchor_tags_in_docker_reference_headings_are_anchors() {
+    let (code, out) = check_dir(&fixture("check/html-anchors"));
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(
+        out,
+        "run.md:35: error: broken link `#not-there`: `run.md` has no heading with anchor `#not-there`\n\
+         checked 2 files: 1 error, 0 warnings\n"
+    );
+}
+
+/// MkDocs, Hugo and Sphinx-MyST doc sets have an `index.md` landing page in
+/// many folders; none of them is lore's `INDEX.md` of the whole root, so
+/// files they do not list are not "not listed in the index".
+#[test]
+fn a_nested_index_md_landing_page_is_not_the_roots_index() {
+    let (code, out) = check_dir(&fixture("check/nested-index"));
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(out, "checked 4 files: 0 errors, 0 warnings\n");
+}
+
+/// Hugo and Hugging Face doc-builder pages link without `.md`
+/// (`../supported_models`), and READMEs link to folders (`../tools/`, which
+/// GitHub shows as its README.md): such a link is checked as the doc site
+/// resolves it, a non-Markdown file or folder that exists is left alone,
+/// and one that names nothing is broken.
+#[test]
+fn extensionless_and_folder_links_of_doc_builder_sites_are_checked() {
+    let (code, out) = check_dir(&fixture("check/extensionless-links"));
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(
+        out,
+        "guides/start.md:4: error: broken link `../gone-folder/`: no folder `gone-folder/` with a README.md, index.md or _index.md, nor a file `gone-folder.md`\n\
+         guides/start.md:4: error: broken link `../gone`: no file `gone.md`, nor a folder `gone/` with a README.md, index.md or _index.md\n\
+         checked 4 files: 2 errors, 0 warnings\n"
+    );
+}
+
+/// A GitHub repository's README links into `.github/` and `.devcontainer/`;
+/// lore reads no hidden folder, so it cannot say whether the file is there,
+/// and says that instead of "no file".
+#[test]
+fn links_into_hidden_github_folders_say_lore_does_not_read_them() {
+    let (code, out) = check_dir(&fixture("check/hidden-folder"));
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(
+        out,
+        "README.md:3: warning: link `.github/CONTRIBUTING.md` is in the hidden folder `.github/`, which lore does not read\n\
+         README.md:3: warning: link `/.devcontainer/README.md` is in the hidden folder `.devcontainer/`, which lore does not read\n\
+         README.md:3: error: broken link `docs/gone.md`: no file `docs/gone.md`\n\
+         checked 1 file: 1 error, 2 warnings\n"
+    );
+}

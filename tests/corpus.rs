@@ -4,7 +4,7 @@
 mod common;
 
 use include_dir::{Dir, include_dir};
-use lore::corpus::{Corpus, Kind};
+use lore::corpus::{Corpus, Kind, LinkTarget};
 use lore::sources::{Origin, SourceSet};
 
 static FIXTURE_BUILTIN: Dir<'static> =
@@ -118,5 +118,111 @@ fn punctuation_heavy_and_duplicate_headings_get_github_anchors() {
             "usage-1",
             "libcuptiso12-not-found"
         ]
+    );
+}
+
+/// MkDocs / Hugo / Sphinx doc sets have an `index.md` landing page in many
+/// folders: an ordinary page. Only the root's `INDEX.md` is lore's index.
+#[test]
+fn only_the_roots_index_md_is_the_index() {
+    let corpus = Corpus::load(&SourceSet {
+        builtin: None,
+        overlays: vec![common::fixture("check/nested-index")],
+    });
+    let index = corpus.get("sub/index.md").expect("the landing page");
+    assert_eq!(index.kind, Kind::Knowledge);
+    assert!(corpus.documents.iter().all(|d| d.kind != Kind::Index));
+}
+
+/// docker's CLI reference anchors headings with `<a name="x"></a>`; the
+/// pytorch-lightning README puts `<a id="x"></a>` on the line above one;
+/// docker.md keeps an old deep link as a tag in a section's text. Each is
+/// an anchor of that heading, and links to it land on the heading.
+#[test]
+fn html_anchor_tags_are_anchors_of_their_headings() {
+    let corpus = Corpus::load(&SourceSet {
+        builtin: None,
+        overlays: vec![common::fixture("check/html-anchors")],
+    });
+    let run = corpus.get("run.md").unwrap();
+    let anchors: Vec<(&str, &str, Vec<&str>)> = run
+        .sections
+        .iter()
+        .map(|s| {
+            let aliases = s.aliases.iter().map(String::as_str).collect();
+            (s.anchor.as_str(), s.title.as_str(), aliases)
+        })
+        .collect();
+    assert_eq!(
+        anchors,
+        [
+            ("docker-run", "docker run", vec![]),
+            ("why-run", "Why run", vec![]),
+            ("examples", "Examples", vec![]),
+            (
+                "create-attestations---attest",
+                "Create attestations (--attest)",
+                vec!["attest"]
+            ),
+            (
+                "add-entries-to-the-hosts-file---add-host",
+                "Add entries to the hosts file (--add-host)",
+                vec!["add-host"]
+            ),
+            ("quiet--q", "Quiet (-q)", vec!["quiet"]),
+            (
+                "configuration-file",
+                "Configuration file",
+                vec!["configjson-properties"]
+            ),
+        ]
+    );
+    let other = corpus.get("other.md").unwrap();
+    assert_eq!(
+        other.links[0].target,
+        LinkTarget::Internal {
+            path: "run.md".into(),
+            anchor: Some("create-attestations---attest".into())
+        }
+    );
+}
+
+/// Links as doc sites resolve them: `../supported_models` (doc-builder)
+/// is `supported_models.md`, `../tools/` (a folder) its README.md, `./`
+/// the folder's Hugo `_index.md`; a link to `LICENSE` or a code folder
+/// stays as written, and the corpus knows those exist.
+#[test]
+fn extensionless_and_folder_links_resolve_to_pages() {
+    let corpus = Corpus::load(&SourceSet {
+        builtin: None,
+        overlays: vec![common::fixture("check/extensionless-links")],
+    });
+    let start = corpus.get("guides/start.md").unwrap();
+    let paths: Vec<(&str, String)> = start
+        .links
+        .iter()
+        .map(|l| match &l.target {
+            LinkTarget::Internal { path, .. } => (l.dest.as_str(), path.clone()),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            ("../supported_models", "supported_models.md".to_string()),
+            ("../tools/", "tools/README.md".to_string()),
+            ("../tools", "tools/README.md".to_string()),
+            ("./", "guides/_index.md".to_string()),
+            ("../LICENSE", "LICENSE".to_string()),
+            ("../src/", "src".to_string()),
+            ("../gone", "gone".to_string()),
+            ("../gone-folder/", "gone-folder".to_string()),
+        ]
+    );
+    assert!(corpus.others.contains("LICENSE"));
+    assert!(corpus.others.contains("src"));
+    assert!(
+        !corpus.others.contains("src/main.go"),
+        "files with an extension are not listed"
     );
 }

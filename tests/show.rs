@@ -450,3 +450,41 @@ fn questions_blocks_are_never_shown() {
     assert!(text.contains("<div>kept html</div>"), "{text}");
     assert!(text.contains("<!-- a plain comment -->"), "{text}");
 }
+
+/// docker's CLI reference heads each option's section with an HTML anchor
+/// tag, `### <a name="attest"></a> Create attestations (--attest)`: `lore
+/// show PAGE#attest` prints that section, its heading without the tag
+/// (it printed the tag raw, and `#attest` was "no heading").
+#[test]
+fn a_docker_reference_html_anchor_names_its_section_and_the_tag_is_hidden() {
+    let home = home();
+    let out = lore(&home)
+        .args(["--no-builtin", "--knowledge"])
+        .arg(fixture("check/html-anchors"))
+        .args(["show", "run.md#attest", "--plain"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "▸ Create attestations (--attest)\n\nBody.\n");
+    // A tag on the line above a heading names that heading.
+    let out = lore(&home)
+        .args(["--no-builtin", "--knowledge"])
+        .arg(fixture("check/html-anchors"))
+        .args(["show", "run.md#why-run", "--plain"])
+        .output()
+        .unwrap();
+    assert!(stdout(&out).starts_with("Why run\n"), "{}", stdout(&out));
+    // An unknown anchor lists the tags' anchors beside their headings'.
+    let out = lore(&home)
+        .args(["--no-builtin", "--knowledge"])
+        .arg(fixture("check/html-anchors"))
+        .args(["show", "run.md#nope"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("\n      #create-attestations---attest (also #attest)\n"),
+        "{}",
+        stderr(&out)
+    );
+}

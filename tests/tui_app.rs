@@ -992,3 +992,76 @@ fn the_selected_hit_says_which_section_question_matched() {
         "{shown}"
     );
 }
+
+/// docker's CLI reference (cli-docs-tool): the Options table links
+/// `[--add-host](#add-host)` to `### <a name="add-host"></a> Add entries to
+/// the hosts file (--add-host)`. Enter goes to that heading, shown without
+/// the tag (it said "no section `#add-host` in this document").
+#[test]
+fn an_option_link_to_a_docker_reference_html_anchor_is_followed() {
+    use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from(
+        "# docker run\n\n| Option | Description |\n|:--|:--|\n| [`--add-host`](#add-host) | Add a custom host |\n\n",
+    );
+    for i in 0..60 {
+        text.push_str(&format!("Filler paragraph {i}.\n\n"));
+    }
+    text.push_str(
+        "### <a name=\"add-host\"></a> Add entries to the hosts file (--add-host)\n\nBody.\n\n",
+    );
+    for i in 0..40 {
+        text.push_str(&format!("More filler {i}.\n\n"));
+    }
+    std::fs::write(dir.path().join("run.md"), text).unwrap();
+    let corpus = lore::corpus::Corpus::load(&SourceSet {
+        builtin: Some(&BUILTIN_KNOWLEDGE),
+        overlays: vec![dir.path().to_path_buf()],
+    });
+    let mut a = common::app_on(corpus, Theme::plain(), 100, 30);
+    open(&mut a, "run.md", At::Top);
+    press(&mut a, &["tab", "enter"]);
+    let p = page(&a);
+    assert_eq!(status(&a), "", "no warning");
+    assert!(p.top > 0, "the view moved");
+    let first = p.rendered.lines.text(p.top).to_string();
+    assert_eq!(first, "▸ Add entries to the hosts file (--add-host)");
+}
+
+/// Hugging Face doc-builder pages link `../supported_models` (no `.md`)
+/// and READMEs link folders (`../tools/`, GitHub shows its README.md):
+/// Enter opens the page the doc site would (it said "no document"). A
+/// link into `.github/` says lore does not read hidden folders.
+#[test]
+fn extensionless_and_folder_links_open_the_page_a_doc_site_shows() {
+    use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for folder in ["guides", "tools", ".github"] {
+        std::fs::create_dir(root.join(folder)).unwrap();
+    }
+    std::fs::write(
+        root.join("guides/start.md"),
+        "# Start\n\n[models](../supported_models), [tools](../tools/), [contributing](../.github/CONTRIBUTING.md).\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("supported_models.md"), "# Supported models\n").unwrap();
+    std::fs::write(root.join("tools/README.md"), "# Tools\n").unwrap();
+    std::fs::write(root.join(".github/CONTRIBUTING.md"), "# Contributing\n").unwrap();
+    let corpus = lore::corpus::Corpus::load(&SourceSet {
+        builtin: Some(&BUILTIN_KNOWLEDGE),
+        overlays: vec![root.to_path_buf()],
+    });
+    let mut a = common::app_on(corpus, Theme::plain(), 100, 30);
+    open(&mut a, "guides/start.md", At::Top);
+    press(&mut a, &["tab", "enter"]);
+    assert_eq!(page(&a).doc.path, "supported_models.md", "{}", status(&a));
+    press(&mut a, &["backspace", "tab", "enter"]);
+    assert_eq!(page(&a).doc.path, "tools/README.md", "{}", status(&a));
+    press(&mut a, &["backspace", "tab", "enter"]);
+    assert_eq!(page(&a).doc.path, "guides/start.md");
+    assert_eq!(
+        status(&a),
+        "`.github/CONTRIBUTING.md` is in the hidden folder `.github/`, which lore does not read"
+    );
+}

@@ -156,16 +156,20 @@ pub(super) fn resolve_target<'c>(
     }
 }
 
-/// The document's own anchor that `anchor` names: itself, else, for an
-/// anchor typed with capitals or spaces (GitHub's are lower case; people
-/// type headings), the one it slugs to. Other typos stay errors.
+/// The document's own anchor that `anchor` names: itself, the heading
+/// an HTML anchor tag names (`#attest` of `### <a name="attest"></a> …`),
+/// else, for an anchor typed with capitals or spaces (GitHub's are lower
+/// case; people type headings), the one it slugs to. Other typos stay
+/// errors.
 fn doc_anchor<'c>(doc: &'c Document, anchor: &str) -> Option<&'c str> {
+    if let Some(own) = doc.anchor_for(anchor) {
+        let sections = doc.sections.iter().map(|s| s.anchor.as_str());
+        let notes = doc.footnotes.iter().map(|f| f.anchor.as_str());
+        return sections.chain(notes).find(|a| *a == own);
+    }
     let sections = doc.sections.iter().map(|s| s.anchor.as_str());
     let notes = doc.footnotes.iter().map(|f| f.anchor.as_str());
     let mut anchors = sections.chain(notes);
-    if let Some(exact) = anchors.clone().find(|a| *a == anchor) {
-        return Some(exact);
-    }
     let typed = anchor.chars().any(|c| c.is_uppercase() || c == ' ');
     let slugged = slug(anchor);
     anchors.find(|a| typed && *a == slugged)
@@ -197,6 +201,14 @@ fn unknown_anchor(doc: &Document, anchor: &str) -> String {
     for section in &doc.sections {
         let indent = "  ".repeat(usize::from(section.level));
         message.push_str(&format!("\n{indent}#{}", inline(&section.anchor)));
+        let aliases: Vec<String> = section
+            .aliases
+            .iter()
+            .map(|a| format!("#{}", inline(a)))
+            .collect();
+        if !aliases.is_empty() {
+            message.push_str(&format!(" (also {})", aliases.join(", ")));
+        }
     }
     for note in &doc.footnotes {
         message.push_str(&format!("\n  #{}", inline(&note.anchor)));

@@ -4,6 +4,7 @@
 
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, LinkType, Options, Tag, TagEnd};
 
+use super::anchor_tag;
 use super::chunks;
 use super::drop::DropInfo;
 use super::questions::{self, Question, QuestionBlock};
@@ -16,16 +17,21 @@ pub enum Kind {
     Knowledge,
     /// `KNOWLEDGE-DROP-*.md`: the record of one expansion that created a file.
     Drop,
-    /// `INDEX.md`: the table of contents of the corpus.
+    /// `INDEX.md` at the top of a knowledge root: the table of contents of
+    /// that root. An `index.md` in a folder (the landing page of a MkDocs,
+    /// Hugo or Sphinx section) is an ordinary page.
     Index,
 }
+
+/// The name of a knowledge root's table of contents, at its top.
+pub const INDEX_FILE: &str = "INDEX.md";
 
 impl Kind {
     pub fn of(path: &str) -> Kind {
         let name = path.rsplit('/').next().unwrap_or(path);
         if name.starts_with("KNOWLEDGE-DROP-") {
             Kind::Drop
-        } else if name.eq_ignore_ascii_case("INDEX.md") {
+        } else if path == INDEX_FILE {
             Kind::Index
         } else {
             Kind::Knowledge
@@ -57,6 +63,12 @@ pub struct Section {
     pub level: u8,
     pub title: String,
     pub anchor: String,
+    /// Other anchors that lead here: the `name` or `id` of an HTML anchor
+    /// tag in the heading (`### <a name="attest"></a> Create attestations`,
+    /// docker's CLI reference), on a line of its own just above it, or on a
+    /// line of its own in its text (see `anchor_tag`). GitHub makes each a
+    /// link target; lore takes the reader to this heading.
+    pub aliases: Vec<String>,
     /// The heading's line.
     pub line: usize,
     /// Last line before the next heading of the same or a higher level (or the
@@ -234,6 +246,9 @@ impl Document {
         );
         let line_count = lines.count();
         finish_sections(&mut parsed.sections, line_count);
+        if !parsed.loose_anchors.is_empty() {
+            place_loose_anchors(&text, &mut parsed);
+        }
         if !parsed.question_blocks.is_empty() {
             let file_lines: Vec<&str> = text.lines().collect();
             questions::place(&mut parsed.question_blocks, &mut parsed.sections, |n| {
@@ -280,8 +295,29 @@ impl Document {
         &self.text[self.body_offset..]
     }
 
+    /// The section an anchor leads to: its own anchor, else an HTML anchor
+    /// tag's (`Section::aliases`).
     pub fn section_by_anchor(&self, anchor: &str) -> Option<&Section> {
-        self.sections.iter().find(|s| s.anchor == anchor)
+        self.sections
+            .iter()
+            .find(|s| s.anchor == anchor)
+            .or_else(|| {
+                self.sections
+                    .iter()
+                    .find(|s| s.aliases.iter().any(|a| a == anchor))
+            })
+    }
+
+    /// The anchor lore shows and renders for `anchor`: a heading's or a
+    /// footnote's own, or for an HTML anchor tag's, its heading's.
+    pub fn anchor_for<'d>(&'d self, anchor: &'d str) -> Option<&'d str> {
+        let own = self
+            .sections
+            .iter()
+            .map(|s| s.anchor.as_str())
+            .chain(self.footnotes.iter().map(|f| f.anchor.as_str()))
+            .find(|a| *a == anchor);
+        own.or_else(|| self.section_by_anchor(anchor).map(|s| s.anchor.as_str()))
     }
 
     /// A front-matter value by key.
@@ -455,6 +491,9 @@ struct OpenLink {
 #[derive(Default)]
 struct Parsed {
     sections: Vec<Section>,
+    /// HTML anchor tags starting a line outside headings, and their lines:
+    /// given to a section once all are known (`place_loose_anchors`).
+    loose_anchors: Vec<(String, usize)>,
     links: Vec<Link>,
     footnotes: Vec<Footnote>,
     code_blocks: Vec<CodeBlock>,
@@ -472,7 +511,7 @@ fn parse_body(
     part_bytes: usize,
 ) {
     let mut slugger = Slugger::default();
-    let mut heading: Option<(u8, usize, Option<String>, String)> = None;
+    let mut heading: Option<OpenHeading> = None;
     let mut link: Option<OpenLink> = None;
     let mut code: Option<(Option<String>, usize, String)> = None;
     let mut stack: Vec<usize> = Vec::new();
@@ -500,15 +539,23 @@ fn parse_body(
             }
             match event {
                 Event::Start(Tag::Heading { level, id, .. }) => {
-                    heading = Some((
-                        level_number(level),
+                    heading = Some(OpenHeading {
+                        level: level_number(level),
                         line,
-                        id.map(|s| s.to_string()),
-                        String::new(),
-                    ));
+                        id: id.map(|s| s.to_string()),
+                        title: String::new(),
+                        aliases: Vec::new(),
+                    });
                 }
                 Event::End(TagEnd::Heading(_)) => {
-                    if let Some((level, line, id, title)) = heading.take() {
+                    if let Some(OpenHeading {
+                        level,
+                        line,
+                        id,
+                        title,
+                        aliases,
+                    }) = heading.take()
+                    {
                         let title = title.trim().to_string();
                         let anchor = match id {
                             Some(id) => {
@@ -517,6 +564,8 @@ fn parse_body(
                             }
                             None => slugger.unique(&title),
                         };
+                        let mut aliases = aliases;
+                        aliases.retain(|a| *a != anchor);
                         while let Some(&top) = stack.last() {
                             if out.sections[top].level >= level {
                                 stack.pop();
@@ -528,6 +577,7 @@ fn parse_body(
                             level,
                             title,
                             anchor,
+                            aliases,
                             line,
                             end_line: line,
                             own_end_line: line,
@@ -588,9 +638,17 @@ fn parse_body(
                     }
                 }
                 Event::Start(Tag::HtmlBlock) => html = Some((line, String::new())),
-                Event::Html(ref text) => {
-                    if let Some((_, html)) = html.as_mut() {
-                        html.push_str(text);
+                Event::Html(ref html_text) | Event::InlineHtml(ref html_text) => {
+                    if let (Event::Html(_), Some((_, html))) = (&event, html.as_mut()) {
+                        html.push_str(html_text);
+                    }
+                    let found = anchor_tag::anchors(html_text);
+                    if found.is_empty() {
+                    } else if let Some(open) = heading.as_mut() {
+                        open.aliases.extend(found);
+                    } else if starts_line(text, range.start) {
+                        out.loose_anchors
+                            .extend(found.into_iter().map(|name| (name, line)));
                     }
                 }
                 Event::End(TagEnd::HtmlBlock) => {
@@ -646,8 +704,8 @@ fn parse_body(
                             rest = &rest[url.end..];
                         }
                     }
-                    if let Some((_, _, _, title)) = heading.as_mut() {
-                        title.push_str(text);
+                    if let Some(open) = heading.as_mut() {
+                        open.title.push_str(text);
                     }
                     if let Some(open) = link.as_mut() {
                         open.text.push_str(text);
@@ -657,8 +715,8 @@ fn parse_body(
                     }
                 }
                 Event::SoftBreak | Event::HardBreak => {
-                    if let Some((_, _, _, title)) = heading.as_mut() {
-                        title.push(' ');
+                    if let Some(open) = heading.as_mut() {
+                        open.title.push(' ');
                     }
                     if let Some(open) = link.as_mut() {
                         open.text.push(' ');
@@ -669,6 +727,47 @@ fn parse_body(
         }
     }
     point_at_definitions(&mut out.links, &references, &out.footnotes);
+}
+
+/// A heading whose end the parser has not reached yet.
+struct OpenHeading {
+    level: u8,
+    line: usize,
+    /// A `{#id}` attribute.
+    id: Option<String>,
+    title: String,
+    /// HTML anchor tags in it.
+    aliases: Vec<String>,
+}
+
+/// Whether only blanks stand before byte `at` on its line.
+fn starts_line(text: &str, at: usize) -> bool {
+    let before = &text[..at.min(text.len())];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    before[line_start..].trim().is_empty()
+}
+
+/// Gives each HTML anchor tag standing on a line of its own to a section:
+/// the heading right below it (only blank lines between: `<a id="x"></a>`
+/// written above a heading), else the section it stands in. One above
+/// every heading and not right above one leads nowhere lore can show.
+fn place_loose_anchors(text: &str, parsed: &mut Parsed) {
+    let lines: Vec<&str> = text.lines().collect();
+    let blank = |n: usize| lines.get(n - 1).is_none_or(|l| l.trim().is_empty());
+    for (name, line) in std::mem::take(&mut parsed.loose_anchors) {
+        let sections = &parsed.sections;
+        let below = sections
+            .iter()
+            .position(|s| s.line > line)
+            .filter(|&i| (line + 1..sections[i].line).all(blank));
+        let within = || sections.iter().rposition(|s| s.line <= line);
+        if let Some(i) = below.or_else(within) {
+            let section = &mut parsed.sections[i];
+            if section.anchor != name && !section.aliases.contains(&name) {
+                section.aliases.push(name);
+            }
+        }
+    }
 }
 
 /// A footnote reference as written: `[^label]`, its link's `dest`.
@@ -1080,6 +1179,10 @@ mod tests {
     fn kinds_come_from_names() {
         assert_eq!(Kind::of("drops/KNOWLEDGE-DROP-x-2026-01-01.md"), Kind::Drop);
         assert_eq!(Kind::of("INDEX.md"), Kind::Index);
+        // MkDocs / Hugo / Sphinx landing pages are pages.
+        assert_eq!(Kind::of("docs/reference/index.md"), Kind::Knowledge);
+        assert_eq!(Kind::of("docs/INDEX.md"), Kind::Knowledge);
+        assert_eq!(Kind::of("index.md"), Kind::Knowledge);
         assert_eq!(Kind::of("cuda/12-x.md"), Kind::Knowledge);
     }
 }

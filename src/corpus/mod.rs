@@ -3,10 +3,12 @@
 //! describe. Everything downstream (search, rendering, checks, the TUI) reads
 //! from here and never touches the files again.
 
+pub mod anchor_tag;
 pub mod causes;
 pub mod chunks;
 mod document;
 mod drop;
+pub mod links;
 mod lookup;
 pub mod questions;
 mod slug;
@@ -20,9 +22,9 @@ pub use drop::DropInfo;
 pub use lookup::Lookup;
 pub use slug::{Slugger, slug};
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::sources::SourceSet;
 
 #[derive(Debug, Default)]
@@ -32,15 +34,21 @@ pub struct Corpus {
     by_path: HashMap<String, usize>,
     /// Problems met while loading (unreadable files and the like).
     pub warnings: Vec<Diagnostic>,
+    /// What else the knowledge folders hold that a link may name: folders
+    /// and files with no extension (`LICENSE`), by id (see
+    /// `sources::Collected::others`).
+    pub others: BTreeSet<String>,
 }
 
 impl Corpus {
     /// Loads every `.md` file of the sources. Never fails: a file that cannot be
     /// used is a warning and is skipped.
     pub fn load(sources: &SourceSet) -> Corpus {
-        let (files, warnings) = sources.collect("md");
-        let documents = files.into_iter().map(Document::parse).collect();
-        Corpus::from_documents(documents, warnings)
+        let collected = sources.collect_all("md", Severity::Warning);
+        let documents = collected.files.into_iter().map(Document::parse).collect();
+        let mut corpus = Corpus::from_documents(documents, collected.warnings);
+        corpus.others = collected.others;
+        corpus
     }
 
     pub fn from_documents(mut documents: Vec<Document>, warnings: Vec<Diagnostic>) -> Corpus {
@@ -63,10 +71,12 @@ impl Corpus {
         for (i, drop_path) in described {
             documents[i].described_by = Some(drop_path);
         }
+        links::resolve_all(&mut documents, &by_path);
         Corpus {
             documents,
             by_path,
             warnings,
+            others: BTreeSet::new(),
         }
     }
 

@@ -19,7 +19,7 @@ use super::table::{self, Row};
 use super::wrap::{self, Frag, Inline, WrappedLine, break_preformatted, wrap};
 use super::{RenderOptions, Rendered, RenderedCode, RenderedFootnote, RenderedLink};
 use crate::corpus::{
-    Document, LinkTarget, bare_url, causes, chunks, fence_language, footnote_anchor,
+    Document, LinkTarget, anchor_tag, bare_url, causes, chunks, fence_language, footnote_anchor,
     footnote_reference, resolve, slug,
 };
 use crate::text::sanitize;
@@ -79,6 +79,7 @@ fn render_in_parts(doc: &Document, options: &RenderOptions<'_>, part_bytes: usiz
         current_link: None,
         image: None,
         heading: None,
+        heading_anchor_open: false,
         headings_seen: 0,
         footnotes_seen: 0,
         code_blocks_seen: 0,
@@ -202,6 +203,9 @@ struct Renderer<'a> {
     image: Option<String>,
     /// Level, and the title text for the slug fallback.
     heading: Option<(u8, String)>,
+    /// The last event in the heading was an HTML anchor tag: its `</a>`
+    /// is hidden with it.
+    heading_anchor_open: bool,
     headings_seen: usize,
     /// Footnote definitions laid out so far: the next one's place in
     /// `Document::footnotes`.
@@ -247,6 +251,15 @@ impl Renderer<'_> {
                 }
             },
             Event::InlineHtml(text) => {
+                // `### <a name="attest"></a> Title`: the tag is an anchor
+                // (`corpus::anchor_tag`), invisible on GitHub; so is its `</a>`.
+                if self.heading.is_some() {
+                    let anchor = anchor_tag::is_anchor_tag(text);
+                    let closes = std::mem::replace(&mut self.heading_anchor_open, anchor);
+                    if anchor || (closes && text.trim().eq_ignore_ascii_case("</a>")) {
+                        return;
+                    }
+                }
                 let style = self.style().patch(self.theme.html);
                 self.push_frag(sanitize(text), style, line);
             }
@@ -285,6 +298,7 @@ impl Renderer<'_> {
                 self.flush_inline();
                 let level = *level as u8;
                 self.heading = Some((level, String::new()));
+                self.heading_anchor_open = false;
                 self.block_styles.push(self.theme.heading(level));
                 if level >= 3 {
                     let style = self.style();

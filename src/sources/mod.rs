@@ -3,7 +3,7 @@
 //! relative path in an earlier one. This module only finds and reads bytes; it
 //! knows nothing of Markdown or TOML.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -147,6 +147,14 @@ impl SourceSet {
         extension: &str,
         skipped: Severity,
     ) -> (Vec<SourceFile>, Vec<Diagnostic>) {
+        let collected = self.collect_all(extension, skipped);
+        (collected.files, collected.warnings)
+    }
+
+    /// [`collect`](Self::collect), and what else the folders hold that a
+    /// link may name (see [`Collected::others`]).
+    pub fn collect_all(&self, extension: &str, skipped: Severity) -> Collected {
+        let mut others = BTreeSet::new();
         let mut files: BTreeMap<String, SourceFile> = BTreeMap::new();
         let mut warnings = Vec::new();
         let mut unread = Vec::new();
@@ -156,7 +164,9 @@ impl SourceSet {
         for root in &self.overlays {
             // What is read is checked against the folder's real path.
             let canonical = fs::canonicalize(root).unwrap_or_else(|_| root.clone());
-            for file in walk_dir(root, extension, &mut warnings).found {
+            let walked = walk_dir(root, extension, &mut warnings);
+            others.extend(walked.others);
+            for file in walked.found {
                 let path = file.path;
                 let stamp = match file.stamp {
                     Ok(stamp) => stamp,
@@ -186,7 +196,14 @@ impl SourceSet {
             severity: skipped,
             ..d
         }));
-        (files.into_values().collect(), warnings)
+        if let Some(dir) = self.builtin {
+            embedded_folders(dir, &mut others);
+        }
+        Collected {
+            files: files.into_values().collect(),
+            warnings,
+            others,
+        }
     }
 
     /// The files `collect` would read, found without reading them: relative
@@ -246,6 +263,23 @@ impl SourceSet {
         files.sort_by(|a, b| a.rel.cmp(&b.rel));
         files.dedup_by(|later, kept| later.rel == kept.rel);
         (files, recorder.finish())
+    }
+}
+
+/// What `SourceSet::collect_all` read.
+#[derive(Debug, Default)]
+pub struct Collected {
+    pub files: Vec<SourceFile>,
+    pub warnings: Vec<Diagnostic>,
+    /// Ids of the folders of all sources and of their files with no
+    /// extension (`LICENSE`): not read, but there for a link to name.
+    pub others: BTreeSet<String>,
+}
+
+fn embedded_folders(dir: &'static Dir<'static>, out: &mut BTreeSet<String>) {
+    for sub in dir.dirs() {
+        out.insert(sub.path().to_string_lossy().replace('\\', "/"));
+        embedded_folders(sub, out);
     }
 }
 

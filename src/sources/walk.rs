@@ -49,6 +49,11 @@ pub(super) struct Found {
 /// What a walk found: the files, and every folder it read.
 pub(super) struct Walked {
     pub found: Vec<Found>,
+    /// Ids of the other things a link may name: every folder and every
+    /// file with no extension (`LICENSE`, `OWNERS`), so that `lore check`
+    /// can tell a link to one from a link to nothing. Files with another
+    /// extension are left out: links to them are never checked.
+    pub others: Vec<String>,
     pub folders: Vec<WalkedFolder>,
     /// The walk met something only another walk can tell has changed (a
     /// broken symlink, an unreadable folder, a link leading outside): a
@@ -90,6 +95,7 @@ pub(super) fn walk_dir(root: &Path, extension: &str, warnings: &mut Vec<Diagnost
         warnings,
         walked: Walked {
             found: Vec::new(),
+            others: Vec::new(),
             folders: Vec::new(),
             uncertain: false,
         },
@@ -112,6 +118,8 @@ enum EntryKind {
     Folder,
     /// A real file with the wanted extension, and its stamp.
     File(io::Result<Stamp>),
+    /// A real file with no extension (see `Walked::others`).
+    Bare,
     /// A symlink: its canonical target, or why it is skipped.
     Link(Result<Target, String>),
 }
@@ -221,6 +229,12 @@ impl Lister<'_> {
                 Ok(kind) if kind.is_dir() => EntryKind::Folder,
                 Ok(kind) if kind.is_file() => {
                     if !has_extension(&name.to_string_lossy(), self.extension) {
+                        if !name.as_encoded_bytes().contains(&b'.') {
+                            entries.push(Entry {
+                                name,
+                                kind: EntryKind::Bare,
+                            });
+                        }
                         continue;
                     }
                     files.push((entries.len(), entry));
@@ -392,8 +406,10 @@ impl Walk<'_> {
             let path = dir.join(&entry.name);
             match entry.kind {
                 EntryKind::Folder => {
+                    self.walked.others.push(rel());
                     self.folder(&path, &canonical.join(&entry.name), &rel());
                 }
+                EntryKind::Bare => self.walked.others.push(rel()),
                 EntryKind::File(stamp) => self.walked.found.push(Found {
                     rel: rel(),
                     path,
@@ -407,6 +423,7 @@ impl Walk<'_> {
                         // Read at its own path, before or after this.
                         self.duplicate(&path, &target.canonical);
                     } else if target.is_dir {
+                        self.walked.others.push(rel());
                         self.folder(&path, &target.canonical, &rel());
                     } else if let Some(stamp) = target.file
                         && has_extension(name, self.extension)

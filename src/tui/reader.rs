@@ -150,13 +150,19 @@ impl App {
     /// returns false) when the corpus has no such document.
     pub fn open_document(&mut self, path: &str, at: At, terms: Vec<String>, via: Via) -> bool {
         let Some(doc) = self.corpus.get(path) else {
-            self.set_status(
-                Level::Error,
-                format!("no document `{path}` in the knowledge"),
-            );
+            let why = missing_document(&self.corpus, path);
+            self.set_status(Level::Error, why);
             return false;
         };
         let doc = Arc::new(doc.clone());
+        // An HTML anchor tag's name (`#attest`) is shown as its heading.
+        let at = match at {
+            At::Anchor(anchor) => At::Anchor(
+                doc.anchor_for(&anchor)
+                    .map_or(anchor.clone(), str::to_string),
+            ),
+            at => at,
+        };
         self.remember_page();
         // A document opened at no place in particular returns to where it
         // was left.
@@ -425,7 +431,11 @@ impl App {
                         return;
                     };
                     let line = match &at {
-                        At::Anchor(a) => self.page().rendered.line_for_anchor(a),
+                        At::Anchor(a) => {
+                            let page = self.page();
+                            let a = page.doc.anchor_for(a).unwrap_or(a);
+                            page.rendered.line_for_anchor(a)
+                        }
                         _ => Some(0),
                     };
                     match line {
@@ -712,6 +722,23 @@ impl App {
                 self.copy_code(block.raw.to_string(), block.lang);
             }
         }
+    }
+}
+
+/// Why the reader cannot open `path`: lore reads no hidden folder, and
+/// opens nothing but Markdown (a folder with no README.md, `LICENSE`).
+fn missing_document(corpus: &crate::corpus::Corpus, path: &str) -> String {
+    let hidden = path
+        .rsplit_once('/')
+        .and_then(|(folders, _)| folders.split('/').find(|p| p.starts_with('.')));
+    if let Some(hidden) = hidden {
+        format!("`{path}` is in the hidden folder `{hidden}/`, which lore does not read")
+    } else if corpus.others.contains(path) {
+        format!(
+            "`{path}` is a folder with no README.md, index.md or _index.md, or a file that is not Markdown; lore opens Markdown only"
+        )
+    } else {
+        format!("no document `{path}` in the knowledge")
     }
 }
 
