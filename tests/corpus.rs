@@ -226,3 +226,63 @@ fn extensionless_and_folder_links_resolve_to_pages() {
         "files with an extension are not listed"
     );
 }
+
+/// Hugo and MkDocs pages (the docs.docker.com layout) have no `# H1`: the
+/// page's title is the front matter's `title:` (YAML) or `title = "…"`
+/// (TOML), and it names the page instead of its file (`_index`, `gpu`).
+/// A page with both keeps its `# H1`, the heading its reader sees on top.
+#[test]
+fn a_hugo_page_without_an_h1_is_titled_by_its_front_matter() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "engine/containers/gpu.md",
+        "---\ntitle: GPU access\nweight: 40\naliases:\n  - /config/gpu/\n---\n\n## Access an NVIDIA GPU\n\ntext\n",
+    );
+    write(
+        "engine/install/_index.md",
+        "---\ntitle: \"Install Docker Engine: overview\"\nlinkTitle: Install\n---\n\nPick a distro.\n",
+    );
+    write(
+        "engine/install/debian.md",
+        "+++\ntitle = \"Install Docker Engine on Debian\"\nweight = 20\n+++\n\n## Uninstall old versions\n",
+    );
+    write(
+        "mkdocs/both.md",
+        "---\ntitle: Front matter title\n---\n\n# The page's own heading\n\ntext\n",
+    );
+    write("mkdocs/plain.md", "---\nweight: 1\n---\n\n## Only h2\n");
+    let corpus = Corpus::load(&SourceSet {
+        builtin: None,
+        overlays: vec![dir.path().to_path_buf()],
+    });
+    assert_eq!(
+        titles(&corpus),
+        vec![
+            ("engine/containers/gpu.md", "GPU access"),
+            (
+                "engine/install/_index.md",
+                "Install Docker Engine: overview"
+            ),
+            (
+                "engine/install/debian.md",
+                "Install Docker Engine on Debian"
+            ),
+            ("mkdocs/both.md", "The page's own heading"),
+            ("mkdocs/plain.md", "plain"),
+        ]
+    );
+    let gpu = corpus.get("engine/containers/gpu.md").unwrap();
+    assert_eq!(gpu.heading_path(0), vec!["Access an NVIDIA GPU"]);
+    assert!(gpu.titled_by_front_matter());
+    assert!(
+        !corpus
+            .get("mkdocs/both.md")
+            .unwrap()
+            .titled_by_front_matter()
+    );
+}

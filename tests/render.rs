@@ -735,3 +735,76 @@ fn github_alerts_are_callouts_with_their_kind_as_title() {
     assert!(coloured.contains("{LightBlue+BOLD:Note}"), "{coloured}");
     assert!(coloured.contains("{LightRed+BOLD:Caution}"), "{coloured}");
 }
+
+/// HTML comments are hidden, as GitHub, Hugo and every Markdown viewer hide
+/// them: the `<!---MARKER_GEN_START-->` markers of every docker/cli
+/// reference page, a licence header over several lines, a note to editors
+/// inside a sentence or beside other HTML. A section's questions block
+/// (`<!-- questions`) stays hidden too, and a comment inside code is code.
+#[test]
+fn html_comments_are_hidden_like_docker_clis_generator_markers() {
+    let doc = document(
+        "reference/commandline/container_run.md",
+        "# docker container run\n\n<!---MARKER_GEN_START-->\nCreate and run a new container from an image\n\n<!--\n  Licensed under the Apache License.\n-->\n\n## Options\n\n<!-- questions\n- How do I run a container from an image?\n- What does docker container run do?\n-->\n\nRun it <!-- TODO: say more --> now, <!-- a note\nover two lines --> then.\n\n<div>kept <!-- hidden --></div>\n\n```html\n<!-- shown: it is code -->\n```\n\n<!---MARKER_GEN_END-->\n",
+    );
+    let rendered = plain(&doc, 60);
+    let all = text(&rendered);
+    assert_eq!(
+        all,
+        "docker container run\n════════════════════\n\nCreate and run a new container from an image\n\nOptions\n───────\n\nRun it now, then.\n\n<div>kept </div>\n\n┌─ html ──────────────────\n<!-- shown: it is code -->\n└─────────────────────────\n"
+    );
+    // Every screen line still knows its file line.
+    let line_of = |needle: &str| {
+        let i = rendered
+            .lines
+            .iter()
+            .position(|l| text_of(&l).contains(needle))
+            .unwrap();
+        rendered.source_lines[i]
+    };
+    assert_eq!(line_of("Create and run"), 4);
+    assert_eq!(line_of("Run it"), 17);
+    assert_eq!(line_of("<div>"), 20);
+}
+
+/// Hugo pages (docs.docker.com) put tabs and includes on lines of their
+/// own: `{{< tabs >}}`, `{{< tab name="Linux" >}}`, `{{< /tab >}}`,
+/// `{{% include "x.md" %}}`. Such a line is not prose; a tab's name stays
+/// as a label. A shortcode inside a sentence stays as written, and one in a
+/// code block is code.
+#[test]
+fn hugo_shortcode_lines_are_not_prose_and_tabs_keep_their_names() {
+    let doc = document(
+        "manuals/engine/containers/gpu.md",
+        "---\ntitle: GPU access\n---\n\n## Access an NVIDIA GPU\n\nInstall the drivers first.\n{{% include \"gpu-note.md\" %}}\nThen pick your system.\n\n{{< tabs >}}\n{{< tab name=\"Linux\" >}}\n\n```console\n$ docker run --gpus all ubuntu nvidia-smi\n{{< not-a-shortcode >}}\n```\n\n{{< /tab >}}\n{{< tab name=\"Windows\" >}}\nUse WSL 2 with `--gpus all`.\n{{< /tab >}}\n{{< /tabs >}}\n\nSee {{< link \"gpu\" >}} for more.\n\n- In a list:\n  {{< tabs >}}\n  {{< tab name=\"macOS\" >}}\n  Docker Desktop.\n  {{< /tab >}}{{< /tabs >}}\n",
+    );
+    let rendered = plain(&doc, 60);
+    assert_eq!(
+        text(&rendered),
+        "Access an NVIDIA GPU\n────────────────────\n\nInstall the drivers first.\nThen pick your system.\n\nLinux:\n\n┌─ console ──────────────────────────────\n$ docker run --gpus all ubuntu nvidia-smi\n{{< not-a-shortcode >}}\n└────────────────────────────────────────\n\nWindows:\nUse WSL 2 with --gpus all.\n\nSee {{< link \"gpu\" >}} for more.\n\n• In a list:\n  macOS:\n  Docker Desktop.\n"
+    );
+    let labels = styles(&coloured(&doc, 60));
+    assert!(labels.contains(":Linux:}"), "{labels}");
+}
+
+/// GFM tables put two lines in one cell with `<br>` (the docker/cli
+/// reference's Options tables): a line break in the cell, not the tag.
+#[test]
+fn br_in_a_gfm_table_cell_breaks_the_line_in_the_cell() {
+    let doc = document(
+        "reference/commandline/container_run.md",
+        "# Options\n\n| Name | Description |\n|:-----|:------------|\n| `--cgroupns` | Cgroup namespace to use (host\\|private)<br>'host': Run in the host's namespace<br/>'private': Its own namespace |\n| `-d` | Run in the background<BR /> and print the ID |\n",
+    );
+    let all = text(&plain(&doc, 100));
+    assert!(!all.to_lowercase().contains("<br"), "{all}");
+    assert!(
+        all.contains(
+            "--cgroupns │ Cgroup namespace to use (host|private)\n           │ 'host': Run in the host's namespace\n           │ 'private': Its own namespace\n"
+        ),
+        "{all}"
+    );
+    // Too narrow for a grid: the stacked rows keep the breaks.
+    let narrow = text(&plain(&doc, 16));
+    assert!(!narrow.to_lowercase().contains("<br"), "{narrow}");
+    assert!(narrow.contains("\n'host': Run in\n"), "{narrow}");
+}

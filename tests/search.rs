@@ -1321,3 +1321,65 @@ fn a_missing_library_line_ranks_sections_about_that_library_first() {
         "cudart.md#importerror-libcudartso110-cannot-open-shared-object-file"
     );
 }
+
+/// A Hugo page (docs.docker.com) has its title in its front matter and no
+/// `# H1`: its exact title finds the page itself, and its hits read
+/// `Title › Section` with that title, not the file's name (`_index`).
+#[test]
+fn a_hugo_pages_front_matter_title_is_searched_and_heads_its_hits() {
+    let (_dir, index) = index_of(&[
+        (
+            "install/_index.md",
+            "---\ntitle: Install Docker Engine\nlinkTitle: Install\n---\n\nPick your distro: Ubuntu, Debian or Fedora.\n",
+        ),
+        (
+            "install/ubuntu.md",
+            "---\ntitle: Install Docker Engine on Ubuntu\n---\n## Uninstall old versions\n\nRemove the distro's packages first.\n",
+        ),
+        (
+            "containers/gpu.md",
+            "+++\ntitle = \"GPU access\"\n+++\n\n## Access an NVIDIA GPU\n\nPass `--gpus all` to docker run.\n",
+        ),
+    ]);
+    let hits = index.query("Install Docker Engine on Ubuntu", 5);
+    assert_eq!(places(&hits)[0], "install/ubuntu.md#", "{hits:#?}");
+    assert_eq!(hits[0].heading, "Install Docker Engine on Ubuntu");
+    assert_eq!(hits[0].title, "Install Docker Engine on Ubuntu");
+    assert_eq!(hits[0].line, 1);
+    let hits = index.query("gpus all", 5);
+    assert_eq!(places(&hits)[0], "containers/gpu.md#access-an-nvidia-gpu");
+    assert_eq!(hits[0].heading, "GPU access › Access an NVIDIA GPU");
+    let hits = index.query("Install Docker Engine", 5);
+    assert_eq!(hits[0].title, "Install Docker Engine", "{hits:#?}");
+    assert!(hits.iter().all(|h| h.title != "_index"), "{hits:#?}");
+}
+
+/// What a reader never sees is never a match or a snippet: HTML comments
+/// (docker/cli's `<!---MARKER_GEN_START-->`, licence headers, notes inside a
+/// sentence) and Hugo shortcode lines (`{{< tabs >}}`). A section's
+/// questions block, a comment too, is still searched as its questions.
+#[test]
+fn html_comments_and_shortcode_lines_are_not_searched() {
+    let (_dir, index) = index_of(&[(
+        "container_run.md",
+        "# docker container run\n\n<!---MARKER_GEN_START-->\nCreate and run a new container from an image\n\n<!--\n  Licensed under the Apache License.\n-->\n\n## Options\n\n<!-- questions\n- How do I launch a container from an image?\n- Which flag runs a container detached?\n-->\n\nRun it <!-- TODO: zebrafish --> detached with `-d`.\n\n{{< tabs >}}\n{{< tab name=\"Linux\" >}}\nOn Linux, `--gpus all` works.\n{{< /tab >}}\n{{< /tabs >}}\n",
+    )]);
+    for hidden in ["MARKER_GEN_START", "Apache License", "zebrafish", "tabs"] {
+        let hits = index.query(hidden, 5);
+        assert!(hits.is_empty(), "{hidden} was found: {hits:#?}");
+    }
+    let hits = index.query("create and run a new container", 5);
+    assert_eq!(places(&hits)[0], "container_run.md#docker-container-run");
+    assert_eq!(
+        hits[0].snippet,
+        "Create and run a new container from an image"
+    );
+    let hits = index.query("which flag runs a container detached", 5);
+    assert_eq!(places(&hits)[0], "container_run.md#options");
+    assert_eq!(
+        hits[0].question.as_deref(),
+        Some("Which flag runs a container detached?")
+    );
+    let hits = index.query("detached", 5);
+    assert_eq!(hits[0].snippet, "Run it detached with -d.", "{hits:#?}");
+}

@@ -414,7 +414,8 @@ fn strip_sgr(text: &str) -> String {
 
 /// A section's questions block is an HTML comment for search: `lore show`
 /// never prints it (it once printed `<!-- questions` and every question
-/// under each heading), while other HTML is still shown as written.
+/// under each heading), while other HTML (not comments) is still shown as
+/// written.
 #[test]
 fn questions_blocks_are_never_shown() {
     let home = home();
@@ -448,7 +449,48 @@ fn questions_blocks_are_never_shown() {
     assert!(!text.contains("question"), "{text}");
     assert!(text.contains("Body text."), "{text}");
     assert!(text.contains("<div>kept html</div>"), "{text}");
-    assert!(text.contains("<!-- a plain comment -->"), "{text}");
+    // Any other comment is hidden too, as every Markdown viewer hides it.
+    assert!(!text.contains("a plain comment"), "{text}");
+}
+
+/// A docs.docker.com page overlaid as it is: Hugo front matter naming the
+/// page, a generator comment, tabs as shortcodes on lines of their own.
+/// `list` names it by its title, and `show` prints what the site shows.
+#[test]
+fn a_hugo_page_is_listed_by_its_title_and_shown_without_its_markup() {
+    let home = home();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("manuals/engine")).unwrap();
+    std::fs::write(
+        dir.path().join("manuals/engine/gpu.md"),
+        "---\ntitle: GPU access\nweight: 40\n---\n\n<!-- vale off -->\n\n## Access an NVIDIA GPU\n\n{{< tabs >}}\n{{< tab name=\"Linux\" >}}\n\n```console\n$ docker run --gpus all ubuntu nvidia-smi\n```\n\n{{< /tab >}}\n{{< /tabs >}}\n",
+    )
+    .unwrap();
+    let knowledge = dir.path().to_str().unwrap();
+    let list = lore(&home)
+        .args(["list", "--no-builtin", "--knowledge", knowledge])
+        .output()
+        .unwrap();
+    assert_eq!(
+        stdout(&list),
+        "manuals/engine/gpu.md  knowledge  GPU access\n"
+    );
+    let out = lore(&home)
+        .args([
+            "show",
+            "--no-builtin",
+            "--knowledge",
+            knowledge,
+            "manuals/engine/gpu.md",
+            "--plain",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out).trim_end(),
+        "Access an NVIDIA GPU\n────────────────────\n\nLinux:\n\n┌─ console ──────────────────────────────\n$ docker run --gpus all ubuntu nvidia-smi\n└────────────────────────────────────────"
+    );
 }
 
 /// docker's CLI reference heads each option's section with an HTML anchor

@@ -6,8 +6,10 @@ use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, LinkType, Options, Tag,
 
 use super::anchor_tag;
 use super::chunks;
+use super::comments;
 use super::drop::DropInfo;
 use super::questions::{self, Question, QuestionBlock};
+use super::shortcodes::{self, ShortcodeLine};
 use super::slug::Slugger;
 use crate::sources::{Origin, SourceFile, Stamp};
 
@@ -202,6 +204,11 @@ pub struct Document {
     /// The questions blocks (HTML comments under headings, see
     /// `questions`), in file order, with what is wrong with each.
     pub question_blocks: Vec<QuestionBlock>,
+    /// Byte ranges of the file's HTML comments (`<!-- … -->`), questions
+    /// blocks included, in order: never shown or indexed as text.
+    pub comments: Vec<std::ops::Range<usize>>,
+    /// Lines holding only Hugo shortcodes (see `shortcodes`), in order.
+    pub shortcode_lines: Vec<ShortcodeLine>,
     pub line_count: usize,
     /// For drops: what the drop records.
     pub drop: Option<DropInfo>,
@@ -231,6 +238,7 @@ impl Document {
         let FrontMatter {
             body_offset,
             pairs: front_matter,
+            title: front_matter_title,
             error: front_matter_error,
         } = split_front_matter(&text);
         let lines = LineIndex::new(&text);
@@ -258,12 +266,18 @@ impl Document {
                     .unwrap_or_default()
             });
         }
+        // The page's own `# ` heading is what its reader sees on top; a
+        // Hugo or MkDocs page has none, and its front matter's `title`
+        // names it instead of the file (`_index`).
         let title = parsed
             .sections
             .iter()
             .find(|s| s.level == 1)
             .map(|s| s.title.clone())
+            .or(front_matter_title)
             .unwrap_or_else(|| file_stem(&rel));
+        let body_line = lines.line(body_offset);
+        let shortcode_lines = shortcodes::find(&text, body_line, &parsed.code_blocks);
         let kind = Kind::of(&rel);
         let mut doc = Document {
             path: rel,
@@ -279,6 +293,8 @@ impl Document {
             footnotes: parsed.footnotes,
             code_blocks: parsed.code_blocks,
             question_blocks: parsed.question_blocks,
+            comments: parsed.comments,
+            shortcode_lines,
             line_count,
             drop: None,
             described_by: None,
@@ -288,6 +304,12 @@ impl Document {
             doc.drop = Some(DropInfo::from_document(&doc));
         }
         doc
+    }
+
+    /// True when the title is the front matter's `title`: the page has no
+    /// `# ` heading of its own (Hugo, MkDocs).
+    pub fn titled_by_front_matter(&self) -> bool {
+        !self.sections.iter().any(|s| s.level == 1) && self.title != file_stem(&self.path)
     }
 
     /// The Markdown body without front matter.
@@ -394,6 +416,8 @@ struct FrontMatter {
     body_offset: usize,
     /// The simple `key: value` / `key = value` pairs.
     pairs: Vec<(String, String)>,
+    /// The `title`, read as YAML or TOML reads it.
+    title: Option<String>,
     /// Line and reason, when the block is not valid or never closed.
     error: Option<(usize, String)>,
 }
@@ -405,6 +429,7 @@ fn split_front_matter(text: &str) -> FrontMatter {
     let mut found = FrontMatter {
         body_offset: 0,
         pairs: Vec::new(),
+        title: None,
         error: None,
     };
     let fence = if text.starts_with("---\n") || text.starts_with("---\r\n") {
@@ -422,8 +447,21 @@ fn split_front_matter(text: &str) -> FrontMatter {
         let trimmed = line.trim_end();
         if trimmed == fence || (fence == "---" && trimmed == "...") {
             found.body_offset = offset;
-            found.error = front_matter_error(fence, &text[start..block_end])
-                .map(|(line, message)| (line + 1, message));
+            let (title, error) = read_front_matter(fence, &text[start..block_end]);
+            // A block that does not parse still names its page by its
+            // simple `title` line.
+            let title = match error {
+                Some(_) => found
+                    .pairs
+                    .iter()
+                    .find(|(k, _)| k == "title")
+                    .map(|(_, v)| v.clone()),
+                None => title,
+            };
+            found.error = error.map(|(line, message)| (line + 1, message));
+            found.title = title
+                .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+                .filter(|t| !t.is_empty());
             return found;
         }
         let sep = if fence == "---" { ':' } else { '=' };
@@ -448,32 +486,63 @@ fn split_front_matter(text: &str) -> FrontMatter {
     found
 }
 
-/// Why a front matter block (between its fences) does not parse, with the
-/// 1-based line in the block.
-fn front_matter_error(fence: &str, block: &str) -> Option<(usize, String)> {
+/// A front matter block (between its fences) read as what its fence says:
+/// its `title` when that is a string or a number, and why it does not
+/// parse, with the 1-based line in the block.
+fn read_front_matter(fence: &str, block: &str) -> (Option<String>, Option<(usize, String)>) {
     if block.trim().is_empty() {
-        return None;
+        return (None, None);
     }
     if fence == "+++" {
-        let err = block.parse::<toml::Table>().err()?;
-        let line = err.span().map_or(1, |span| {
-            block[..span.start.min(block.len())].matches('\n').count() + 1
-        });
-        let message = err.message().trim().to_string();
-        return Some((line, format!("front matter is not valid TOML: {message}")));
+        return match block.parse::<toml::Table>() {
+            Ok(table) => {
+                let title = match table.get("title") {
+                    Some(toml::Value::String(s)) => Some(s.clone()),
+                    Some(v @ (toml::Value::Integer(_) | toml::Value::Float(_))) => {
+                        Some(v.to_string())
+                    }
+                    _ => None,
+                };
+                (title, None)
+            }
+            Err(err) => {
+                let line = err.span().map_or(1, |span| {
+                    block[..span.start.min(block.len())].matches('\n').count() + 1
+                });
+                let message = err.message().trim().to_string();
+                (
+                    None,
+                    Some((line, format!("front matter is not valid TOML: {message}"))),
+                )
+            }
+        };
     }
     match yaml_rust2::YamlLoader::load_from_str(block) {
         Ok(docs) => match docs.first() {
-            Some(yaml_rust2::Yaml::Hash(_)) | None => None,
-            Some(_) => Some((
-                1,
-                "front matter is not a YAML mapping of `key: value` lines".to_string(),
-            )),
+            Some(yaml @ yaml_rust2::Yaml::Hash(_)) => {
+                let title = match &yaml["title"] {
+                    yaml_rust2::Yaml::String(s) | yaml_rust2::Yaml::Real(s) => Some(s.clone()),
+                    yaml_rust2::Yaml::Integer(i) => Some(i.to_string()),
+                    _ => None,
+                };
+                (title, None)
+            }
+            None => (None, None),
+            Some(_) => (
+                None,
+                Some((
+                    1,
+                    "front matter is not a YAML mapping of `key: value` lines".to_string(),
+                )),
+            ),
         },
-        Err(err) => Some((
-            err.marker().line().max(1),
-            format!("front matter is not valid YAML: {}", err.info()),
-        )),
+        Err(err) => (
+            None,
+            Some((
+                err.marker().line().max(1),
+                format!("front matter is not valid YAML: {}", err.info()),
+            )),
+        ),
     }
 }
 
@@ -498,6 +567,7 @@ struct Parsed {
     footnotes: Vec<Footnote>,
     code_blocks: Vec<CodeBlock>,
     question_blocks: Vec<QuestionBlock>,
+    comments: Vec<std::ops::Range<usize>>,
 }
 
 /// Reads `body` (starting at byte `base` of the file) in parts of about
@@ -642,6 +712,12 @@ fn parse_body(
                     if let (Event::Html(_), Some((_, html))) = (&event, html.as_mut()) {
                         html.push_str(html_text);
                     }
+                    if matches!(event, Event::InlineHtml(_)) && comments::is_comment(html_text) {
+                        out.comments.push(
+                            base + part.body_offset(range.start)
+                                ..base + part.body_offset(range.end),
+                        );
+                    }
                     let found = anchor_tag::anchors(html_text);
                     if found.is_empty() {
                     } else if let Some(open) = heading.as_mut() {
@@ -652,6 +728,17 @@ fn parse_body(
                     }
                 }
                 Event::End(TagEnd::HtmlBlock) => {
+                    // The block as written (a quote's `> ` included), so
+                    // the comments' ranges are the file's.
+                    let from = part.body_offset(range.start);
+                    let written = body
+                        .get(from..part.body_offset(range.end))
+                        .unwrap_or_default();
+                    out.comments.extend(
+                        comments::comments(written)
+                            .into_iter()
+                            .map(|r| base + from + r.start..base + from + r.end),
+                    );
                     if let Some((start, html)) = html.take()
                         && questions::is_questions_comment(&html)
                     {
@@ -991,6 +1078,7 @@ mod tests {
             assert_eq!(sections(&whole), sections(&parted), "{}", doc.path);
             assert_eq!(whole.links, parted.links, "{}", doc.path);
             assert_eq!(whole.code_blocks, parted.code_blocks, "{}", doc.path);
+            assert_eq!(whole.comments, parted.comments, "{}", doc.path);
         }
         assert!(split > 30, "only {split} documents were read in parts");
     }
@@ -1056,15 +1144,27 @@ mod tests {
     }
 
     #[test]
-    fn title_falls_back_to_stem_and_front_matter_is_skipped() {
+    fn title_falls_back_to_front_matter_then_stem_and_front_matter_is_skipped() {
         let d = doc(
             "notes/x-y.md",
-            "---\ntitle: nope\ndrop: none\n---\n## Only h2\n",
+            "---\ntitle: From front matter\ndrop: none\n---\n## Only h2\n",
         );
-        assert_eq!(d.title, "x-y");
+        assert_eq!(d.title, "From front matter");
         assert_eq!(d.meta("drop"), Some("none"));
         assert_eq!(d.sections[0].line, 5);
-        assert!(!d.body().contains("title: nope"));
+        assert!(!d.body().contains("title: From"));
+        let d = doc("notes/x-y.md", "---\ndrop: none\n---\n## Only h2\n");
+        assert_eq!(d.title, "x-y");
+        // YAML reads a quoted or folded title; a block that does not parse
+        // still gives its `title:` line.
+        let title = |text: &str| doc("a.md", text).title;
+        assert_eq!(title("---\ntitle: 'It''s: here'\n---\n"), "It's: here");
+        assert_eq!(title("---\ntitle: >-\n  Two\n  lines\n---\n"), "Two lines");
+        assert_eq!(title("---\ntitle: 2024\n---\n"), "2024");
+        assert_eq!(title("---\ntitle: ok\ntags: [a\n---\n"), "ok");
+        assert_eq!(title("---\ntitle: \"\"\n---\n"), "a");
+        assert_eq!(title("---\ntitle: [x]\n---\n"), "a");
+        assert_eq!(title("+++\ntitle = 'T'\n+++\n# H1\n"), "H1");
     }
 
     /// Bad front matter is read past as before, but no longer silently:

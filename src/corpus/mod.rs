@@ -6,11 +6,13 @@
 pub mod anchor_tag;
 pub mod causes;
 pub mod chunks;
+pub mod comments;
 mod document;
 mod drop;
 pub mod links;
 mod lookup;
 pub mod questions;
+mod shortcodes;
 mod slug;
 
 pub use document::{
@@ -20,6 +22,7 @@ pub use document::{
 pub(crate) use document::{LineIndex, footnote_reference};
 pub use drop::DropInfo;
 pub use lookup::Lookup;
+pub use shortcodes::ShortcodeLine;
 pub use slug::{Slugger, slug};
 
 use std::collections::{BTreeSet, HashMap};

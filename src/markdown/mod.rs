@@ -11,6 +11,7 @@ mod headings;
 mod highlight;
 mod lines;
 mod render;
+mod shortcodes;
 mod table;
 mod wrap;
 

@@ -15,12 +15,13 @@ use ratatui::style::Style;
 use ratatui::text::Span;
 
 use super::highlight::Highlighter;
+use super::shortcodes::without_shortcode_lines;
 use super::table::{self, Row};
 use super::wrap::{self, Frag, Inline, WrappedLine, break_preformatted, wrap};
 use super::{RenderOptions, Rendered, RenderedCode, RenderedFootnote, RenderedLink};
 use crate::corpus::{
-    Document, LinkTarget, anchor_tag, bare_url, causes, chunks, fence_language, footnote_anchor,
-    footnote_reference, resolve, slug,
+    Document, LinkTarget, anchor_tag, bare_url, causes, chunks, comments, fence_language,
+    footnote_anchor, footnote_reference, resolve, slug,
 };
 use crate::text::sanitize;
 use crate::theme::Theme;
@@ -245,10 +246,7 @@ impl Renderer<'_> {
             }
             Event::Html(text) => match self.html.as_mut() {
                 Some((html, _)) => html.push_str(text),
-                None => {
-                    let style = self.style().patch(self.theme.html);
-                    self.push_frag(sanitize(text), style, line);
-                }
+                None => self.inline_html(text, line),
             },
             Event::InlineHtml(text) => {
                 // `### <a name="attest"></a> Title`: the tag is an anchor
@@ -260,8 +258,7 @@ impl Renderer<'_> {
                         return;
                     }
                 }
-                let style = self.style().patch(self.theme.html);
-                self.push_frag(sanitize(text), style, line);
+                self.inline_html(text, line);
             }
             Event::FootnoteReference(label) => self.footnote_reference(label, line),
             Event::SoftBreak => {
@@ -601,6 +598,24 @@ impl Renderer<'_> {
         self.push_frag(sanitize(rest), style, line);
     }
 
+    /// HTML in a paragraph or a table cell. A comment is hidden, as every
+    /// Markdown viewer hides it; `<br>` (how GitHub tables put two lines in
+    /// one cell) breaks the line; other tags are shown as written.
+    fn inline_html(&mut self, html: &str, line: usize) {
+        if comments::is_comment(html) {
+            return;
+        }
+        if is_line_break(html) {
+            if self.image.is_none() {
+                self.collect_title(" ");
+                self.inline.push(Inline::Break);
+            }
+            return;
+        }
+        let style = self.style().patch(self.theme.html);
+        self.push_frag(sanitize(html), style, line);
+    }
+
     /// `[label]`, a link to the note (as `Document::parse` records it),
     /// unless it sits inside a link's text or an image's alt text.
     fn footnote_reference(&mut self, label: &str, line: usize) {
@@ -918,16 +933,25 @@ impl Renderer<'_> {
             return;
         };
         // A section's questions are for search (`corpus::questions`): a
-        // comment, hidden as every Markdown viewer hides it. Other HTML is
-        // shown as written.
+        // comment, hidden as every Markdown viewer hides it, as are all
+        // comments and lines of Hugo shortcodes. Other HTML is shown as
+        // written.
         if crate::corpus::questions::is_questions_comment(&html) {
             return;
         }
         let width = self.content_width();
         let style = self.style().patch(self.theme.html);
-        // `lines` first: it understands CRLF, which sanitize would show as `^M`.
-        for (i, line) in html.lines().enumerate() {
-            let spans = vec![Span::styled(sanitize(line), style)];
+        let shortcodes = &self.doc.shortcode_lines;
+        // `visible_lines` first: it understands CRLF, which sanitize would
+        // show as `^M`.
+        for (i, line) in comments::visible_lines(&html) {
+            if shortcodes
+                .binary_search_by_key(&(start + i), |l| l.line)
+                .is_ok()
+            {
+                continue;
+            }
+            let spans = vec![Span::styled(sanitize(&line), style)];
             for (k, mut piece) in break_preformatted(&spans, width, CONTINUATION_WIDTH)
                 .into_iter()
                 .enumerate()
@@ -963,7 +987,11 @@ impl Renderer<'_> {
         {
             self.set_task(true);
         }
-        let inlines = std::mem::take(&mut self.inline);
+        let inlines = without_shortcode_lines(
+            std::mem::take(&mut self.inline),
+            &self.doc.shortcode_lines,
+            self.style().patch(self.theme.emphasis),
+        );
         let width = self.content_width();
         for line in wrap(&inlines, width) {
             self.push_wrapped(line);
@@ -1106,6 +1134,14 @@ impl Renderer<'_> {
         }
         self.out
     }
+}
+
+/// `<br>`, `<br/>`, `<BR />`: a line break in HTML.
+fn is_line_break(html: &str) -> bool {
+    html.strip_prefix('<')
+        .and_then(|t| t.strip_suffix('>'))
+        .map(|t| t.trim_end_matches([' ', '/']))
+        .is_some_and(|t| t.eq_ignore_ascii_case("br"))
 }
 
 /// What shows the level of a heading below the second (the first two are

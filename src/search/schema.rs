@@ -17,7 +17,7 @@ use crate::corpus::{Document, Kind, causes};
 
 /// Bumped whenever the schema, the tokenizer or what goes into a field
 /// changes: an index built by another version is rebuilt, never misread.
-pub const SCHEMA_VERSION: u32 = 8;
+pub const SCHEMA_VERSION: u32 = 9;
 
 /// The fast field that orders the sections of an index: their position in
 /// the corpus sorted by path, then by line (see `index_settings`).
@@ -202,7 +202,7 @@ impl<'a> Lines<'a> {
 
 /// The search documents of one corpus document, in order.
 pub fn sections_of(doc: &Document) -> Vec<SectionText> {
-    let text = strip_link_targets(doc);
+    let text = searchable_text(doc);
     let lines = Lines::new(&text);
     let body_start = doc.text[..doc.body_offset].matches('\n').count() + 1;
     let last = doc.line_count;
@@ -219,6 +219,12 @@ pub fn sections_of(doc: &Document) -> Vec<SectionText> {
             .take(block.end_line.min(last) + 1)
             .skip(block.line)
         {
+            *flag = true;
+        }
+    }
+    // Hugo shortcode lines are markup, not prose (see `corpus::shortcodes`).
+    for shortcode in &doc.shortcode_lines {
+        if let Some(flag) = hidden.get_mut(shortcode.line) {
             *flag = true;
         }
     }
@@ -271,12 +277,25 @@ pub fn sections_of(doc: &Document) -> Vec<SectionText> {
 
     let mut out = Vec::new();
     let first_heading = doc.sections.first().map_or(last + 1, |s| s.line);
-    if first_heading > body_start {
-        let (body, code, text) = gather(body_start, first_heading - 1);
-        if !text.trim().is_empty() {
+    // A page titled by its front matter (Hugo, MkDocs) has no `# ` heading
+    // whose section the title leads; its title is a section of its own,
+    // even with nothing before the first heading, so a search for the
+    // page's title finds the page rather than a page linking to it.
+    let titled = doc.titled_by_front_matter();
+    if first_heading > body_start || titled {
+        let (body, code, text) = if first_heading > body_start {
+            gather(body_start, first_heading - 1)
+        } else {
+            Default::default()
+        };
+        if !text.trim().is_empty() || titled {
             out.push(SectionText {
                 anchor: String::new(),
-                line: body_start,
+                line: if text.trim().is_empty() {
+                    1
+                } else {
+                    body_start
+                },
                 heading: doc.title.clone(),
                 trail: Vec::new(),
                 heading_path: doc.title.clone(),
@@ -312,14 +331,18 @@ pub fn sections_of(doc: &Document) -> Vec<SectionText> {
     out
 }
 
-/// The file's text with every `[text](dest)` cut to `[text]`: a link's
-/// target is an address, not what the section says, and anchors such as
-/// `#pip-wheels-already-ship-cupti` would otherwise make every section that
-/// links there look like a match. One pass over the text, using where the
-/// parser saw each destination (a search per link and line was quadratic:
+/// The file's text with every `[text](dest)` cut to `[text]`, and every
+/// HTML comment cut out. A link's target is an address, not what the
+/// section says, and anchors such as `#pip-wheels-already-ship-cupti` would
+/// otherwise make every section that links there look like a match; a
+/// comment is hidden from readers (`<!---MARKER_GEN_START-->`, licence
+/// headers), so a snippet or a match there would point at nothing they can
+/// see. One pass over the text, using where the parser saw each
+/// destination and comment (a search per link and line was quadratic:
 /// 100,000 links on one line took 80 s to index). Destinations that span
-/// lines stay, so line numbers do not move.
-fn strip_link_targets(doc: &Document) -> std::borrow::Cow<'_, str> {
+/// lines stay, and a comment's line breaks stay, so line numbers do not
+/// move.
+fn searchable_text(doc: &Document) -> std::borrow::Cow<'_, str> {
     let mut spans: Vec<&std::ops::Range<usize>> = doc
         .links
         .iter()
@@ -329,6 +352,7 @@ fn strip_link_targets(doc: &Document) -> std::borrow::Cow<'_, str> {
                 .get(r.start..r.end)
                 .is_some_and(|t| !t.contains('\n'))
         })
+        .chain(&doc.comments)
         .collect();
     if spans.is_empty() {
         return std::borrow::Cow::Borrowed(&doc.text);
@@ -337,10 +361,14 @@ fn strip_link_targets(doc: &Document) -> std::borrow::Cow<'_, str> {
     let mut out = String::with_capacity(doc.text.len());
     let mut copied = 0;
     for span in spans {
-        if span.start < copied {
+        // Spans may overlap (a link inside a comment is never parsed, but
+        // a hand-made range could): what is already cut stays cut.
+        let start = span.start.max(copied);
+        let Some(cut) = doc.text.get(start..span.end).filter(|_| span.end > copied) else {
             continue;
-        }
-        out.push_str(&doc.text[copied..span.start]);
+        };
+        out.push_str(&doc.text[copied..start]);
+        out.extend(std::iter::repeat_n('\n', cut.matches('\n').count()));
         copied = span.end;
     }
     out.push_str(&doc.text[copied..]);
