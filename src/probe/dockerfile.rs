@@ -2353,7 +2353,34 @@ fn command(stage: &mut Stage, cmd: &[(String, usize)], state: &mut RunState) {
     };
     if let Some((what, kind)) = build {
         push_build(stage, state, what, kind, None, line, &inline);
+        // `make triton` in a PyTorch checkout installs Triton; only a bare
+        // `make` (or `make all`) is taken for a build of torch itself.
+        if program == "make"
+            && let Some(target) = make_target(&cmd[1..])
+            && target != "all"
+            && let Some(build) = stage.builds.last_mut()
+        {
+            build.what = format!("make {target}");
+            build.torch = false;
+        }
     }
+}
+
+/// The first target a `make` command names, past its options (`-j8`,
+/// `-C dir`) and variable settings (`VAR=value`).
+fn make_target(args: &[(String, usize)]) -> Option<&str> {
+    let mut words = args.iter().map(|(w, _)| w.as_str());
+    while let Some(word) = words.next() {
+        if matches!(
+            word,
+            "-C" | "-f" | "-j" | "-l" | "-o" | "-W" | "-I" | "--directory" | "--file"
+        ) {
+            words.next();
+        } else if !word.starts_with('-') && !word.contains('=') {
+            return Some(word);
+        }
+    }
+    None
 }
 
 fn push_build(
@@ -3333,6 +3360,35 @@ mod tests {
         assert_eq!(
             s.installs[0].indexes,
             ["https://download.pytorch.org/whl/cpu"]
+        );
+    }
+
+    /// PyTorch's own Dockerfile runs `make triton` in its checkout before
+    /// `python setup.py install`: the first installs Triton, and was taken
+    /// for a build of torch ("torch built from source (make)").
+    #[test]
+    fn make_with_a_named_target_in_a_pytorch_checkout_is_not_a_torch_build() {
+        let (file, _) = parse(
+            "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04 AS build\n\
+             WORKDIR /opt/pytorch\n\
+             RUN make triton\n\
+             RUN make -j8 all\n\
+             RUN make -C third_party VERBOSE=1 docs\n\
+             RUN python setup.py install\n",
+        );
+        let seen: Vec<(&str, bool)> = file.stages[0]
+            .builds
+            .iter()
+            .map(|b| (b.what.as_str(), b.torch))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("make triton", false),
+                ("make", true),
+                ("make docs", false),
+                ("python setup.py install", true),
+            ]
         );
     }
 
