@@ -179,17 +179,16 @@ const MAX_UNRELATED_SHARE: f64 = 0.03;
 /// section hit@1 gained one held-out query and hit@3 lost one. README,
 /// Search, has every figure; completed labels
 /// (`also`, `dropped`), and the `strict` group keeps the first labels.
-/// Session 16 (2026-11-28): the section floors of the question and
-/// not-quoted groups lowered from 0.70 to 0.69 and 0.67 to 0.66 for the section on `libcudnn.so.9: cannot open shared
+/// Session 16 (2026-11-28): the question group's section floor lowered
+/// from 0.70 to 0.69 for the section on `libcudnn.so.9: cannot open shared
 /// object file` (cuda/28), kept for a common error no section answered and
 /// for `lore diagnose`'s causes: one held-out question's section fell from
-/// third to fourth (135 of 194 questions, 164 of 245 not quoted); held-out
-/// section hit@1 unchanged.
+/// third to fourth (135 of 194); held-out section hit@1 unchanged.
 const HOLDOUT_FLOORS: &[(&str, f64, f64)] = &[
     ("holdout all", 0.87, 0.75),
     ("holdout question", 0.85, 0.69),
     ("holdout quoted", 0.96, 0.96),
-    ("holdout not-quoted", 0.84, 0.66),
+    ("holdout not-quoted", 0.84, 0.67),
     ("strict holdout all", 0.83, 0.69),
 ];
 

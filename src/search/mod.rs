@@ -685,23 +685,48 @@ impl SearchIndex {
     /// shared libraries, none of them a library the query names (another
     /// version of one is the same failure): a section on
     /// `libnvinfer.so.N: cannot open …` shares every other word with
-    /// `libcublas.so.12: cannot open …` and explains another message.
+    /// `libcublas.so.12: cannot open …` and explains another message. Read
+    /// from the `heading_libs` postings, not the stored sections.
     fn lower_other_libraries(
         &self,
         searcher: &Searcher,
         ranked: &mut [(f32, DocAddress, confidence::Signals, u64)],
         wanted: &[soname::Soname],
     ) -> tantivy::Result<()> {
-        for (score, address, signals, _) in ranked.iter_mut().take(LIBRARY_POOL) {
-            let doc: TantivyDocument = searcher.doc(*address)?;
-            let path = doc
-                .get_first(self.fields.heading_path)
-                .and_then(|v| v.as_str())
-                .unwrap_or_default();
-            let own = path.rsplit(" › ").next().unwrap_or(path);
-            if soname::names_only_other_libraries(own, wanted) {
-                *score *= OTHER_LIBRARY_FACTOR;
-                signals.score = *score;
+        let field = self.fields.heading_libs;
+        let pool = ranked.len().min(LIBRARY_POOL);
+        let candidates: Vec<(f32, DocAddress)> =
+            ranked[..pool].iter().map(|r| (r.0, r.1)).collect();
+        let mut lower = vec![false; pool];
+        for (segment, mine) in by_segment(searcher, &candidates) {
+            let inverted = segment.inverted_index(field)?;
+            let holders = |text: &str| -> tantivy::Result<Vec<u32>> {
+                let term = Term::from_field_text(field, text);
+                let mut docs = Vec::new();
+                if let Some(mut postings) =
+                    inverted.read_postings(&term, IndexRecordOption::Basic)?
+                {
+                    while postings.doc() != tantivy::TERMINATED {
+                        docs.push(postings.doc());
+                        postings.advance();
+                    }
+                }
+                Ok(docs)
+            };
+            let naming = holders(schema::NAMES_LIBRARIES)?;
+            let mut about_wanted = Vec::new();
+            for library in wanted {
+                about_wanted.extend(holders(&library.lib)?);
+            }
+            for i in mine {
+                let doc = candidates[i].1.doc_id;
+                lower[i] = naming.contains(&doc) && !about_wanted.contains(&doc);
+            }
+        }
+        for (r, lower) in ranked.iter_mut().zip(lower) {
+            if lower {
+                r.0 *= OTHER_LIBRARY_FACTOR;
+                r.2.score = r.0;
             }
         }
         Ok(())

@@ -17,7 +17,11 @@ use crate::corpus::{Document, Kind, causes};
 
 /// Bumped whenever the schema, the tokenizer or what goes into a field
 /// changes: an index built by another version is rebuilt, never misread.
-pub const SCHEMA_VERSION: u32 = 9;
+pub const SCHEMA_VERSION: u32 = 10;
+
+/// The `heading_libs` value of every section whose heading names a shared
+/// library (no library's name starts with `*`).
+pub const NAMES_LIBRARIES: &str = "*";
 
 /// The fast field that orders the sections of an index: their position in
 /// the corpus sorted by path, then by line (see `index_settings`).
@@ -60,6 +64,11 @@ pub struct Fields {
     /// What the section is for, when it is not an explanation: `sources`
     /// for a document's list of sources ([`is_sources_heading`]).
     pub role: Field,
+    /// The shared libraries the section's own heading names by soname
+    /// (`libnvinfer` for `libnvinfer.so.N: cannot open …`), and
+    /// [`NAMES_LIBRARIES`] when it names any: search ranks a section about
+    /// other libraries than a pasted line's lower.
+    pub heading_libs: Field,
 }
 
 /// The `role` of a section that lists a document's sources.
@@ -128,6 +137,7 @@ pub fn build_schema() -> (Schema, Fields) {
         text: builder.add_text_field("text", STORED),
         questions: builder.add_text_field("questions", text(true) | STORED),
         role: builder.add_text_field("role", STRING),
+        heading_libs: builder.add_text_field("heading_libs", STRING),
     };
     (builder.build(), fields)
 }
@@ -399,6 +409,13 @@ pub fn tantivy_documents(doc: &Document, fields: &Fields) -> Vec<TantivyDocument
             }
             if is_sources_heading(&s.heading) && !s.anchor.is_empty() {
                 d.add_text(fields.role, SOURCES_ROLE);
+            }
+            let libraries = super::soname::sonames(&s.heading);
+            if !libraries.is_empty() {
+                d.add_text(fields.heading_libs, NAMES_LIBRARIES);
+            }
+            for library in libraries {
+                d.add_text(fields.heading_libs, &library.lib);
             }
             d
         })

@@ -2,8 +2,10 @@
 //! `libcupti.so`): a message about one library is not explained by a
 //! section about another (`libcublas.so.12: cannot open …` against
 //! TensorRT's `libnvinfer.so.N`), nor about another major version of it
-//! (`libcudart.so.11.0` against `libcudart.so.12`). Search ranks such
-//! sections lower; `lore diagnose` takes no causes from them.
+//! (`libcudart.so.11.0` against `libcudart.so.12`). Search ranks a
+//! section whose heading names other libraries lower (another version of
+//! the same library is the same failure there); `lore diagnose` takes no
+//! causes from a section about another library or another major version.
 
 /// One library named: `libcudart.so.12.1` → `libcudart`, `12.1`;
 /// `libcupti.so` or `libnvinfer.so.N` → `libcupti`, `libnvinfer`, no version.
@@ -51,14 +53,6 @@ pub fn sonames(text: &str) -> Vec<Soname> {
 /// causes from such a section.
 pub fn names_only_others(heading: &str, wanted: &[Soname]) -> bool {
     names_none_of(heading, wanted, Soname::matches)
-}
-
-/// Whether `heading` names shared libraries and none of them is a library
-/// of `wanted`, at any version: the section explains another library's
-/// message. Search ranks it lower; another major of the same library
-/// (`libcudart.so.11.0` for `libcudart.so.10.1`) is the same failure.
-pub fn names_only_other_libraries(heading: &str, wanted: &[Soname]) -> bool {
-    names_none_of(heading, wanted, |a, b| a.lib == b.lib)
 }
 
 fn names_none_of(
@@ -124,17 +118,5 @@ mod tests {
         assert!(!names_only_others("libcublas.so not found", &wanted));
         assert!(!names_only_others("How pip wheels find libraries", &wanted));
         assert!(!names_only_others("libnvinfer.so.10", &[]));
-    }
-
-    #[test]
-    fn another_major_is_the_same_library_for_search() {
-        let wanted = sonames("libcudart.so.10.1: cannot open shared object file");
-        let heading = "ImportError: libcudart.so.11.0: cannot open shared object file";
-        assert!(names_only_others(heading, &wanted));
-        assert!(!names_only_other_libraries(heading, &wanted));
-        assert!(names_only_other_libraries(
-            "ImportError: libnvinfer.so.N: cannot open shared object file",
-            &wanted
-        ));
     }
 }
