@@ -1154,3 +1154,139 @@ fn copy_from_sources_expand_the_stage_args() {
         ["stage 1 (release) from wheel: /src/cpp/build/libx.so $OTHER/liby.so lib/"]
     );
 }
+
+/// PyTorch's own Dockerfile picks the wheel index with `case
+/// ${TARGETPLATFORM} in "linux/arm64") pip install … whl/cpu/ torch ;; *)
+/// pip install … whl/cu124/ torch ;; esac`: each build runs one arm, yet
+/// lore stated both installs as facts of the stage ("a CPU build" among
+/// them) and decide settled torch-install from them. An install inside an
+/// arm is conditional, and settles nothing; a command after `esac &&` is
+/// not.
+#[test]
+fn a_case_on_targetplatform_installs_torch_in_one_branch_only() {
+    use lore::decide::probes::Settled;
+    let text = "FROM python:3.11-slim\n\
+                ARG TARGETPLATFORM\n\
+                RUN case ${TARGETPLATFORM} in \\\n\
+                \x20     \"linux/arm64\") pip install --extra-index-url https://download.pytorch.org/whl/cpu/ torch torchvision ;; \\\n\
+                \x20     *) pip install --index-url https://download.pytorch.org/whl/cu124/ torch torchvision ;; \\\n\
+                \x20   esac && \\\n\
+                \x20   apt-get install -y git\n";
+    let (facts, settled) = dockerfile_outcome(text, &["torch-install", "torch-wheel"]);
+    assert_eq!(
+        values_of(&facts, "dockerfile.install"),
+        [
+            "stage 0: pip torch torchvision (in one branch of a case)",
+            "stage 0: pip torch torchvision (in one branch of a case)",
+            "stage 0: apt-get git",
+        ]
+    );
+    assert_eq!(
+        values_of(&facts, "dockerfile.torch"),
+        [
+            "stage 0: torch (pip, a CPU build; in one branch of a case)",
+            "stage 0: torch (pip, a CUDA build; in one branch of a case)",
+        ]
+    );
+    for s in &settled {
+        match s {
+            Settled::Unsure(why) => assert!(why.contains("the case at Dockerfile:3"), "{why}"),
+            other => panic!("settled from one arm of a case: {other:?}"),
+        }
+    }
+
+    // `lore decide need-cupti --probe --dockerfile` leaves the first
+    // question open and says why.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("Dockerfile");
+    fs::write(&path, text).unwrap();
+    let f = path.display().to_string();
+    let (code, json, _) = json_of(&[
+        "decide",
+        "need-cupti",
+        "--probe",
+        "--dockerfile",
+        &f,
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{json}");
+    assert!(path_of(&json).is_empty(), "{json}");
+    assert_eq!(json["question"]["id"], "torch-install");
+    let why = json["probe"]["unsure"][0].as_str().unwrap();
+    assert!(why.contains(&format!("the case at {f}:3")), "{why}");
+}
+
+/// A build argument picks the CUDA or the CPU index in an `if … then …
+/// elif … else … fi`: every branch's install is conditional (the condition
+/// after `if` is not), and neither the install route nor the wheel's build
+/// is settled from them.
+#[test]
+fn an_if_else_on_a_build_arg_choosing_a_cuda_or_cpu_index_is_conditional() {
+    use lore::decide::probes::Settled;
+    let text = "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\n\
+                ARG DEVICE=cuda\n\
+                RUN if pip install numpy && [ \"$DEVICE\" = cpu ]; then \\\n\
+                \x20     pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/cpu; \\\n\
+                \x20   elif [ \"$DEVICE\" = rocm ]; then \\\n\
+                \x20     pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/rocm6.2; \\\n\
+                \x20   else \\\n\
+                \x20     pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/cu124 && make; \\\n\
+                \x20   fi; pip install einops\n";
+    let (facts, settled) = dockerfile_outcome(text, &["torch-install", "torch-wheel"]);
+    assert_eq!(
+        values_of(&facts, "dockerfile.install"),
+        [
+            "stage 0: pip numpy",
+            "stage 0: pip torch==2.5.1 (in one branch of an if)",
+            "stage 0: pip torch==2.5.1 (in one branch of an if)",
+            "stage 0: pip torch==2.5.1 (in one branch of an if)",
+            "stage 0: pip einops",
+        ]
+    );
+    assert_eq!(
+        values_of(&facts, "dockerfile.build"),
+        ["stage 0: make (in one branch of an if)"]
+    );
+    assert_eq!(
+        values_of(&facts, "dockerfile.torch")[0],
+        "stage 0: torch==2.5.1 (pip, a CPU build; in one branch of an if)"
+    );
+    for s in &settled {
+        match s {
+            Settled::Unsure(why) => assert!(why.contains("the if at Dockerfile:3"), "{why}"),
+            other => panic!("settled from one branch of an if: {other:?}"),
+        }
+    }
+}
+
+/// `cmd1 && cmd2` and `cmd1 || cmd2` are no branches for the facts: both
+/// installs stay unconditional and settle what they show.
+#[test]
+fn a_plain_and_chain_stays_unconditional() {
+    use lore::decide::probes::Settled;
+    let (facts, settled) = dockerfile_outcome(
+        "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\n\
+         RUN pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/cu124 \\\n\
+         \x20 && apt-get install -y cuda-nvcc-12-4 || true\n",
+        &["torch-install", "torch-wheel"],
+    );
+    assert_eq!(
+        values_of(&facts, "dockerfile.install"),
+        [
+            "stage 0: pip torch==2.5.1",
+            "stage 0: apt-get cuda-nvcc-12-4"
+        ]
+    );
+    assert_eq!(
+        values_of(&facts, "dockerfile.torch"),
+        ["stage 0: torch==2.5.1 (pip, a CUDA build)"]
+    );
+    let options: Vec<&str> = settled
+        .iter()
+        .map(|s| match s {
+            Settled::Answer { option, .. } => option.as_str(),
+            Settled::Unsure(why) => panic!("unsure: {why}"),
+        })
+        .collect();
+    assert_eq!(options, ["pip", "cu12"]);
+}

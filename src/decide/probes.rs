@@ -9,8 +9,8 @@ use std::borrow::Borrow;
 use super::{AnswerSource, DecisionTree, Session, Step};
 use crate::probe::images::{self, TorchIn};
 use crate::probe::{
-    Base, BuildKind, Dockerfile, Findings, Found, RootFacts, Stage, Torch, TorchInstall,
-    TorchRoute, Via, classify,
+    Base, Branch, BranchKind, BuildKind, Dockerfile, Findings, Found, RootFacts, Stage, Torch,
+    TorchInstall, TorchRoute, Via, classify,
 };
 
 /// One built-in probe.
@@ -292,6 +292,23 @@ fn base_has_torch(d: &Dockerfile, stage: &Stage) -> Option<bool> {
     }
 }
 
+/// Why a command in a shell branch settles nothing: `the case at
+/// Dockerfile:70 takes one branch per build …`.
+fn branch_reason(d: &Dockerfile, branch: Option<Branch>) -> String {
+    match branch {
+        Some(b) => format!(
+            "the {} at {}:{} takes one branch per build (chosen by a build argument or the platform), so it may not run",
+            match b.kind {
+                BranchKind::Case => "case",
+                BranchKind::If => "if",
+            },
+            d.path,
+            b.line
+        ),
+        None => String::new(),
+    }
+}
+
 /// Why `d` has no final stage: it was read only in part, or it holds no
 /// `FROM` at all (a fragment, or a file that is not a Dockerfile), which
 /// used to be called "not read to the end" too.
@@ -319,6 +336,16 @@ fn torch_install_dockerfile(d: &Dockerfile) -> Settled {
     let built_here = routes
         .iter()
         .any(|r| matches!(r, TorchRoute::Source { .. }));
+    // An install inside one branch of a `case` or `if` runs only when the
+    // build takes that branch: it settles nothing.
+    if let Some(route) = routes.iter().find(|r| r.branch().is_some()) {
+        return unsure(format!(
+            "{} ({}): {}",
+            route.at(),
+            route.describe(),
+            branch_reason(d, route.branch())
+        ));
+    }
     let base_torch = base_has_torch(d, last);
     let mut found: Vec<(&str, String)> = Vec::new();
     let mut maybe: Vec<String> = Vec::new();
@@ -459,6 +486,13 @@ fn torch_wheel_dockerfile(d: &Dockerfile) -> Settled {
                 continue;
             };
             let at = format!("{}:{}", d.path, i.line);
+            if i.branch.is_some() {
+                return unsure(format!(
+                    "{at} installs `{spec}` {}: {}",
+                    i.branch.map_or("", |b| b.describe()),
+                    branch_reason(d, i.branch)
+                ));
+            }
             let spec_l = spec.to_ascii_lowercase();
             // pip takes the best wheel of all the indexes: one the file does
             // not fix (`…/cu$(echo …)`, an ARG without a value) may serve
@@ -871,6 +905,16 @@ fn custom_cuda_dockerfile(d: &Dockerfile) -> Settled {
         }
         for b in &stage.builds {
             let at = format!("{}:{} ({})", d.path, b.line, b.what);
+            if b.branch.is_some() {
+                if compiles_cuda != Some(false) || b.kind == BuildKind::CudaCompiler {
+                    maybe.push(format!(
+                        "{at} runs {}: {}",
+                        b.branch.map_or("", |b| b.describe()),
+                        branch_reason(d, b.branch)
+                    ));
+                }
+                continue;
+            }
             let certain = b.kind == BuildKind::CudaCompiler
                 || b.torch
                 || b.kind == BuildKind::BuildTool

@@ -18,7 +18,9 @@
 //! guess. Shell is not executed: commands are split on `&&`, `||`, `;`, `|`
 //! and the words of `if`/`for`/`case`, then read word by word, following
 //! `cd` within a `RUN`; a command substitution (`$(…)`, backticks) stays
-//! inside its word, and what it prints is unknown.
+//! inside its word, and what it prints is unknown. A command inside one
+//! branch of `case … esac` or `if … fi` is marked with that branch: which
+//! one runs depends on the build, so its install is not certain.
 //!
 //! A file with binary bytes, over `MAX_BYTES`, or longer than `MAX_LINES` is
 //! read up to that point with a note naming the line, and marked incomplete
@@ -189,6 +191,40 @@ pub struct Install {
     /// Packages it is told not to install: `uv sync --no-install-package X`.
     pub skips: Vec<String>,
     pub line: usize,
+    /// Inside one branch of a shell `case` or `if`: it runs only when the
+    /// build takes that branch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branch: Option<Branch>,
+}
+
+/// Which shell construct a command's branch belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BranchKind {
+    /// An arm of `case … esac`.
+    Case,
+    /// `then`, `elif` or `else` of `if … fi`.
+    If,
+}
+
+/// A command inside one branch of a shell `case … esac` or `if … fi` in a
+/// `RUN`: which branch runs depends on the build (a build argument, the
+/// platform), so what it installs is not certain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Branch {
+    pub kind: BranchKind,
+    /// The line the `case` or `if` starts on.
+    pub line: usize,
+}
+
+impl Branch {
+    /// `in one branch of a case`, as the facts say it.
+    pub fn describe(&self) -> &'static str {
+        match self.kind {
+            BranchKind::Case => "in one branch of a case",
+            BranchKind::If => "in one branch of an if",
+        }
+    }
 }
 
 impl Install {
@@ -310,6 +346,9 @@ pub struct Build {
     /// (`TORCH_CUDA_ARCH_LIST`, `FORCE_CUDA` …).
     pub cuda_hints: Vec<String>,
     pub line: usize,
+    /// Inside one branch of a shell `case` or `if`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branch: Option<Branch>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -385,12 +424,12 @@ pub fn read(path: &Path) -> Result<Vec<u8>, String> {
 }
 
 impl Stage {
-    /// An install of a package that brings a CUDA compiler, if any: NVIDIA's
+    /// The installs of a package that brings a CUDA compiler: NVIDIA's
     /// `cuda-nvcc-*` / toolkit packages, Debian's `nvidia-cuda-toolkit`,
     /// conda's `cuda-nvcc`, or the CUDA 13 `nvidia-cuda-nvcc` wheel (the
     /// CUDA 12 `-cu12` wheel ships only ptxas).
-    pub fn installs_nvcc(&self) -> Option<&Install> {
-        self.installs.iter().find(|i| {
+    pub fn installs_nvcc(&self) -> impl Iterator<Item = &Install> {
+        self.installs.iter().filter(|i| {
             i.packages.iter().any(|p| {
                 let name = package_name(p);
                 match i.tool {
@@ -487,8 +526,13 @@ impl Dockerfile {
     /// `Some((true, evidence))`, `Some((false, evidence))`, or `None` when
     /// the base image is one nothing is known about.
     pub fn has_nvcc(&self, stage: &Stage) -> Option<(bool, String)> {
+        let mut branched = false;
         for s in self.lineage(stage) {
-            if let Some(i) = s.installs_nvcc() {
+            for i in s.installs_nvcc() {
+                if i.branch.is_some() {
+                    branched = true;
+                    continue;
+                }
                 return Some((
                     true,
                     format!(
@@ -499,6 +543,11 @@ impl Dockerfile {
                     ),
                 ));
             }
+        }
+        // Installed in one branch of a `case` or `if` only: there when the
+        // build takes that branch.
+        if branched {
+            return None;
         }
         let (from, base) = self.root_base(stage);
         let at = self.at(from.line);
@@ -548,6 +597,7 @@ impl Dockerfile {
                         spec: spec.to_string(),
                         cpu: torch_is_cpu(spec, &i.indexes),
                         at,
+                        branch: i.branch,
                     });
                     continue;
                 }
@@ -559,6 +609,7 @@ impl Dockerfile {
                     out.push(TorchRoute::Dependency {
                         what: format!("{} install {}", i.tool.name(), dep),
                         at,
+                        branch: i.branch,
                     });
                     continue;
                 }
@@ -571,7 +622,11 @@ impl Dockerfile {
                 if let Some(what) =
                     listed.or_else(|| local.map(|p| format!("{} install {p}", i.tool.name())))
                 {
-                    out.push(TorchRoute::Maybe { what, at });
+                    out.push(TorchRoute::Maybe {
+                        what,
+                        at,
+                        branch: i.branch,
+                    });
                 }
             } else if i.tool == InstallTool::Conda {
                 if let Some(spec) = i.spec("pytorch").or_else(|| i.spec("torch")) {
@@ -580,11 +635,13 @@ impl Dockerfile {
                         spec: spec.to_string(),
                         cpu: conda_torch_is_cpu(&i.packages),
                         at,
+                        branch: i.branch,
                     });
                 } else if let Some(list) = i.lists.first() {
                     out.push(TorchRoute::Maybe {
                         what: list_command(i.tool, list),
                         at,
+                        branch: i.branch,
                     });
                 }
             }
@@ -594,6 +651,7 @@ impl Dockerfile {
                 out.push(TorchRoute::Source {
                     what: b.what.clone(),
                     at: self.at(b.line),
+                    branch: b.branch,
                 });
             }
         }
@@ -623,6 +681,9 @@ impl Dockerfile {
                 words.extend(i.lists.iter().cloned());
                 if !i.skips.is_empty() {
                     words.push(format!("except {}", i.skips.join(" ")));
+                }
+                if let Some(branch) = i.branch {
+                    words.push(format!("({})", branch.describe()));
                 }
                 out.push(Fact {
                     fact: "dockerfile.install",
@@ -655,7 +716,10 @@ impl Dockerfile {
             for b in &s.builds {
                 out.push(Fact {
                     fact: "dockerfile.build",
-                    value: format!("{name}: {}", b.what),
+                    value: match b.branch {
+                        Some(branch) => format!("{name}: {} ({})", b.what, branch.describe()),
+                        None => format!("{name}: {}", b.what),
+                    },
                     evidence: vec![self.at(b.line)],
                 });
             }
@@ -696,14 +760,28 @@ pub enum TorchRoute {
         /// `None` not shown.
         cpu: Option<bool>,
         at: String,
+        /// Inside one branch of a shell `case` or `if`.
+        branch: Option<Branch>,
     },
     /// A package that requires torch: torch comes with it, version unknown.
-    Dependency { what: String, at: String },
+    Dependency {
+        what: String,
+        at: String,
+        branch: Option<Branch>,
+    },
     /// A list the Dockerfile does not show (`-r requirements.txt`, `uv sync`,
     /// a local project): torch may come from it, version unknown.
-    Maybe { what: String, at: String },
+    Maybe {
+        what: String,
+        at: String,
+        branch: Option<Branch>,
+    },
     /// A PyTorch checkout built in the stage.
-    Source { what: String, at: String },
+    Source {
+        what: String,
+        at: String,
+        branch: Option<Branch>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -725,7 +803,33 @@ impl TorchRoute {
         }
     }
 
+    /// The shell branch the command runs in, if it is inside one.
+    pub fn branch(&self) -> Option<Branch> {
+        match self {
+            TorchRoute::Named { branch, .. }
+            | TorchRoute::Dependency { branch, .. }
+            | TorchRoute::Maybe { branch, .. }
+            | TorchRoute::Source { branch, .. } => *branch,
+        }
+    }
+
     pub fn describe(&self) -> String {
+        let Some(branch) = self.branch() else {
+            return self.describe_route();
+        };
+        match self {
+            TorchRoute::Named { .. } | TorchRoute::Source { .. } => {
+                // `torch (pip, a CPU build)` → `torch (pip, a CPU build; in
+                // one branch of a case)`.
+                let plain = self.describe_route();
+                let open = plain.strip_suffix(')').unwrap_or(&plain);
+                format!("{open}; {})", branch.describe())
+            }
+            _ => format!("{} ({})", self.describe_route(), branch.describe()),
+        }
+    }
+
+    fn describe_route(&self) -> String {
         match self {
             TorchRoute::Named { how, spec, cpu, .. } => {
                 let how = match how {
@@ -1716,7 +1820,7 @@ fn shell_words(text: &str) -> Vec<String> {
         .into_iter()
         .filter_map(|t| match t {
             Token::Word(w, _) => Some(w),
-            Token::Op => None,
+            Token::Op(_) => None,
         })
         .collect()
 }
@@ -1725,8 +1829,8 @@ fn shell_words(text: &str) -> Vec<String> {
 enum Token {
     Word(String, usize),
     /// `&&`, `||`, `;`, `|`, `&`, `(`, `)`, a line break in a heredoc: the
-    /// end of a simple command.
-    Op,
+    /// end of a simple command, as written (`;;` ends a `case` arm).
+    Op(String),
 }
 
 /// Splits (line, text) parts into words and command separators. Quotes
@@ -1800,10 +1904,11 @@ fn words(parts: &[(usize, String)]) -> Vec<Token> {
                         out.push(Token::Word(std::mem::take(&mut word), word_line));
                         in_word = false;
                     }
-                    if matches!(chars.peek(), Some('&' | '|' | ';')) {
-                        chars.next();
+                    let mut op = c.to_string();
+                    if let Some(next) = chars.next_if(|n| matches!(n, '&' | '|' | ';')) {
+                        op.push(next);
                     }
-                    out.push(Token::Op);
+                    out.push(Token::Op(op));
                 }
                 c => {
                     if !in_word {
@@ -1893,16 +1998,150 @@ impl Substitution {
     }
 }
 
-/// Simple commands: lists of (word, line).
-fn commands(tokens: Vec<Token>) -> Vec<Vec<(String, usize)>> {
-    let mut out = vec![Vec::new()];
-    for token in tokens {
-        match token {
-            Token::Word(w, line) => out.last_mut().unwrap_or(&mut Vec::new()).push((w, line)),
-            Token::Op => out.push(Vec::new()),
+/// A simple command: its words with their lines, and the shell branch it
+/// runs in, if any.
+#[derive(Debug)]
+struct Command {
+    words: Vec<(String, usize)>,
+    branch: Option<Branch>,
+}
+
+/// The `if … fi` and `case … esac` a `RUN` is inside, as its commands are
+/// read (kept across the lines of a heredoc).
+#[derive(Debug, Default)]
+struct Nesting {
+    frames: Vec<Frame>,
+}
+
+#[derive(Debug)]
+enum Frame {
+    /// `taken`: past `then`, `elif` or `else`, where commands run only in
+    /// one branch (the condition after `if` always runs).
+    If {
+        line: usize,
+        taken: bool,
+    },
+    Case {
+        line: usize,
+        at: CasePart,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CasePart {
+    /// `case WORD` before `in`.
+    Header,
+    /// A pattern, up to its `)`: words that are no command.
+    Pattern,
+    /// The commands of an arm, up to `;;`.
+    Arm,
+}
+
+impl Nesting {
+    /// The innermost branch commands read now run in.
+    fn branch(&self) -> Option<Branch> {
+        self.frames.iter().rev().find_map(|f| match *f {
+            Frame::If { line, taken: true } => Some(Branch {
+                kind: BranchKind::If,
+                line,
+            }),
+            Frame::Case {
+                line,
+                at: CasePart::Arm,
+            } => Some(Branch {
+                kind: BranchKind::Case,
+                line,
+            }),
+            _ => None,
+        })
+    }
+
+    fn case_part(&self) -> Option<CasePart> {
+        match self.frames.last() {
+            Some(Frame::Case { at, .. }) => Some(*at),
+            _ => None,
         }
     }
-    out.retain(|c| !c.is_empty());
+
+    fn set_case_part(&mut self, part: CasePart) {
+        if let Some(Frame::Case { at, .. }) = self.frames.last_mut() {
+            *at = part;
+        }
+    }
+
+    /// A word at the start of a command: the grammar of `if` and `case`.
+    fn keyword(&mut self, word: &str, line: usize) {
+        match (word, self.frames.last_mut()) {
+            ("if", _) => self.frames.push(Frame::If { line, taken: false }),
+            ("then" | "elif" | "else", Some(Frame::If { taken, .. })) => *taken = true,
+            ("fi", Some(Frame::If { .. })) | ("esac", Some(Frame::Case { .. })) => {
+                self.frames.pop();
+            }
+            ("case", _) => self.frames.push(Frame::Case {
+                line,
+                at: CasePart::Header,
+            }),
+            _ => {}
+        }
+    }
+}
+
+/// Simple commands, each with the branch of an `if` or `case` it is in.
+/// Separators end a command; in a `case`, the pattern before `)` is no
+/// command and `;;` ends an arm.
+fn commands(tokens: Vec<Token>, nesting: &mut Nesting) -> Vec<Command> {
+    let mut out = Vec::new();
+    let mut words: Vec<(String, usize)> = Vec::new();
+    let mut at_start = true;
+    let mut branch = nesting.branch();
+    let mut end = |words: &mut Vec<(String, usize)>, branch: Option<Branch>| {
+        if !words.is_empty() {
+            out.push(Command {
+                words: std::mem::take(words),
+                branch,
+            });
+        }
+    };
+    for token in tokens {
+        match token {
+            Token::Word(w, line) => {
+                if nesting.case_part() == Some(CasePart::Pattern) {
+                    if w == "esac" {
+                        nesting.frames.pop();
+                        branch = nesting.branch();
+                        at_start = false;
+                    }
+                    continue;
+                }
+                if at_start {
+                    nesting.keyword(&w, line);
+                    branch = nesting.branch();
+                    at_start = RESERVED.contains(&w.as_str());
+                } else if w == "in" && nesting.case_part() == Some(CasePart::Header) {
+                    words.push((w, line));
+                    end(&mut words, branch);
+                    nesting.set_case_part(CasePart::Pattern);
+                    continue;
+                }
+                words.push((w, line));
+            }
+            Token::Op(op) => {
+                match nesting.case_part() {
+                    // `(` before a pattern, `|` between patterns.
+                    Some(CasePart::Pattern) if op != ")" => continue,
+                    Some(CasePart::Pattern) => nesting.set_case_part(CasePart::Arm),
+                    Some(CasePart::Arm) if op.starts_with(";;") || op == ";&" => {
+                        end(&mut words, branch);
+                        nesting.set_case_part(CasePart::Pattern);
+                    }
+                    _ => end(&mut words, branch),
+                }
+                at_start = true;
+                branch = nesting.branch();
+            }
+        }
+    }
+    end(&mut words, branch);
     out
 }
 
@@ -1911,6 +2150,8 @@ fn commands(tokens: Vec<Token>) -> Vec<Vec<(String, usize)>> {
 struct RunState {
     dir: Option<String>,
     exported: Vec<String>,
+    /// The shell branch the command being read runs in.
+    branch: Option<Branch>,
 }
 
 fn run(stage: &mut Stage, ins: &Instruction) {
@@ -1935,6 +2176,7 @@ fn run(stage: &mut Stage, ins: &Instruction) {
     let mut state = RunState {
         dir: stage.workdir.clone(),
         exported: Vec::new(),
+        branch: None,
     };
     // The exec form: a JSON array after the flags.
     let text = ins.text();
@@ -1955,8 +2197,10 @@ fn run(stage: &mut Stage, ins: &Instruction) {
             .position(|a| a.starts_with('-') && a.contains('c'));
         match (shell, script.and_then(|i| argv.get(i + 1))) {
             (true, Some(script)) => {
-                for cmd in commands(words(&[(ins.line, script.clone())])) {
-                    command(stage, &cmd, &mut state);
+                let mut nesting = Nesting::default();
+                for cmd in commands(words(&[(ins.line, script.clone())]), &mut nesting) {
+                    state.branch = cmd.branch;
+                    command(stage, &cmd.words, &mut state);
                 }
             }
             _ => {
@@ -1966,7 +2210,8 @@ fn run(stage: &mut Stage, ins: &Instruction) {
         }
         return;
     }
-    let mut cmds = commands(tokens.into_iter().skip(body_start).collect());
+    let mut nesting = Nesting::default();
+    let mut cmds = commands(tokens.into_iter().skip(body_start).collect(), &mut nesting);
     for heredoc in &ins.heredocs {
         // A heredoc is shell when it is the RUN itself or fed to a shell;
         // `python3 <<EOF` is Python, not commands.
@@ -1975,12 +2220,13 @@ fn run(stage: &mut Stage, ins: &Instruction) {
         let shell = heredoc.command.is_empty() || matches!(program, "sh" | "bash" | "dash" | "zsh");
         if shell {
             for line in &heredoc.lines {
-                cmds.extend(commands(words(std::slice::from_ref(line))));
+                cmds.extend(commands(words(std::slice::from_ref(line)), &mut nesting));
             }
         }
     }
     for cmd in cmds {
-        command(stage, &cmd, &mut state);
+        state.branch = cmd.branch;
+        command(stage, &cmd.words, &mut state);
     }
 }
 
@@ -2419,6 +2665,7 @@ fn push_build(
         torch,
         cuda_hints,
         line,
+        branch: state.branch,
     });
 }
 
@@ -2707,6 +2954,7 @@ fn install(
                 let mut local_state = RunState {
                     dir: state.dir.clone(),
                     exported: state.exported.clone(),
+                    branch: state.branch,
                 };
                 // `pip install .[dev]` builds the folder it names.
                 if !p.starts_with("file:") {
@@ -2733,6 +2981,7 @@ fn install(
         indexes,
         skips,
         line: first_line.unwrap_or(line),
+        branch: state.branch,
     });
 }
 
@@ -3361,6 +3610,54 @@ mod tests {
             s.installs[0].indexes,
             ["https://download.pytorch.org/whl/cpu"]
         );
+    }
+
+    /// Commands in an arm of `case … esac` or a branch of `if … fi` are
+    /// conditional, nested ones too, across the lines of a heredoc; a
+    /// pattern (`make)`, `a|b)`) is no command; the condition after `if`,
+    /// loops, subshells and what follows `fi` / `esac` are unconditional.
+    #[test]
+    fn commands_in_shell_branches_are_marked_conditional() {
+        let (file, _) = parse(
+            "FROM ubuntu:22.04\n\
+             RUN case \"$X\" in (make) pip install a ;; linux/amd64|linux/arm64) \\\n\
+             \x20   if [ -n \"$Y\" ]; then pip install b; fi; pip install c ;; esac; pip install d\n\
+             RUN if pip install e; then (cd /x && pip install f); else for p in g; do pip install \"$p\"; done; fi\n\
+             RUN <<EOF\n\
+             if [ -n \"$Z\" ]; then\n\
+             \x20 pip install h\n\
+             fi\n\
+             pip install i\n\
+             EOF\n",
+        );
+        let s = &file.stages[0];
+        let seen: Vec<(String, Option<(BranchKind, usize)>)> = s
+            .installs
+            .iter()
+            .map(|i| {
+                (
+                    [i.packages.clone(), i.lists.clone()].concat().join(" "),
+                    i.branch.map(|b| (b.kind, b.line)),
+                )
+            })
+            .collect();
+        let case = Some((BranchKind::Case, 2));
+        let if_at = |line| Some((BranchKind::If, line));
+        assert_eq!(
+            seen,
+            [
+                ("a".to_string(), case),
+                ("b".to_string(), if_at(3)),
+                ("c".to_string(), case),
+                ("d".to_string(), None),
+                ("e".to_string(), None),
+                ("f".to_string(), if_at(4)),
+                ("$p".to_string(), if_at(4)),
+                ("h".to_string(), if_at(6)),
+                ("i".to_string(), None),
+            ]
+        );
+        assert!(s.builds.is_empty(), "a `make)` pattern is no build");
     }
 
     /// PyTorch's own Dockerfile runs `make triton` in its checkout before

@@ -31,8 +31,8 @@ pub use diag_facts::{
     LOADER_DIRS, capability, driver_cuda, find_files, glob_match, is_listed_apt, normalise,
 };
 pub use dockerfile::{
-    Base, Build, BuildKind, CopyFrom, Dockerfile, EnvSetting, Fetch, Flavor, Install, InstallTool,
-    NEED_TORCH, Stage, TorchRoute, Via, classify, parse_dockerfile,
+    Base, Branch, BranchKind, Build, BuildKind, CopyFrom, Dockerfile, EnvSetting, Fetch, Flavor,
+    Install, InstallTool, NEED_TORCH, Stage, TorchRoute, Via, classify, parse_dockerfile,
 };
 pub use envs::{PythonEnv, PythonOnPath};
 pub use names::{
