@@ -336,16 +336,9 @@ fn torch_install_dockerfile(d: &Dockerfile) -> Settled {
     let built_here = routes
         .iter()
         .any(|r| matches!(r, TorchRoute::Source { .. }));
-    // An install inside one branch of a `case` or `if` runs only when the
-    // build takes that branch: it settles nothing.
-    if let Some(route) = routes.iter().find(|r| r.branch().is_some()) {
-        return unsure(format!(
-            "{} ({}): {}",
-            route.at(),
-            route.describe(),
-            branch_reason(d, route.branch())
-        ));
-    }
+    // Installs inside the branches of a `case` or `if` count like the
+    // others: branches that agree (pip in every arm) settle the route, and
+    // ones that differ leave it open below, as two installs in a row would.
     let base_torch = base_has_torch(d, last);
     let mut found: Vec<(&str, String)> = Vec::new();
     let mut maybe: Vec<String> = Vec::new();
@@ -486,13 +479,6 @@ fn torch_wheel_dockerfile(d: &Dockerfile) -> Settled {
                 continue;
             };
             let at = format!("{}:{}", d.path, i.line);
-            if i.branch.is_some() {
-                return unsure(format!(
-                    "{at} installs `{spec}` {}: {}",
-                    i.branch.map_or("", |b| b.describe()),
-                    branch_reason(d, i.branch)
-                ));
-            }
             let spec_l = spec.to_ascii_lowercase();
             // pip takes the best wheel of all the indexes: one the file does
             // not fix (`…/cu$(echo …)`, an ARG without a value) may serve
