@@ -1322,6 +1322,56 @@ fn a_missing_library_line_ranks_sections_about_that_library_first() {
     );
 }
 
+/// A `libcudart.so.10.1` line from an old package is the same failure as the
+/// `libcudart.so.11.0` one a section quotes: another major of the same
+/// library is not lowered the way another library is. The generic loader
+/// section scores within 0.6 of it, so lowering other majors again (the
+/// factor another library gets) would put the generic section first.
+#[test]
+fn another_major_of_the_missing_library_still_ranks_its_section_first() {
+    let mut files = vec![
+        (
+            "cudart.md".to_string(),
+            "# Runtime\n\n## ImportError: libcudart.so.11.0: cannot open shared object file\n\n\
+             ImportError: libcudart.so.11.0: cannot open shared object file: No such file or\n\
+             directory: a package built for CUDA 11 in an environment with CUDA 12 only.\n"
+                .to_string(),
+        ),
+        (
+            "loader.md".to_string(),
+            "# Loader\n\n## ImportError: cannot open shared object file: No such file or directory\n\n\
+             The dynamic loader found no file of that name on its search path (LD_LIBRARY_PATH,\n\
+             RPATH, ld.so.cache): libcudart or any other library.\n"
+                .to_string(),
+        ),
+    ];
+    // Unrelated pages, so the message's words are not in every document.
+    for i in 1..=8 {
+        files.push((
+            format!("topic{i}.md"),
+            format!("# Topic {i}\n\n## Section {i}\n\nDocker build cache step {i}, apt packages and layers.\n"),
+        ));
+    }
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let (_dir, index) = index_of(&files);
+    let hits = index.query(
+        "ImportError: libcudart.so.10.1: cannot open shared object file: No such file or directory",
+        5,
+    );
+    assert_eq!(
+        places(&hits)[..2],
+        [
+            "cudart.md#importerror-libcudartso110-cannot-open-shared-object-file",
+            "loader.md#importerror-cannot-open-shared-object-file-no-such-file-or-directory"
+        ],
+        "{hits:#?}"
+    );
+    assert!(hits[1].score > 0.6 * hits[0].score, "{hits:#?}");
+}
+
 /// A Hugo page (docs.docker.com) has its title in its front matter and no
 /// `# H1`: its exact title finds the page itself, and its hits read
 /// `Title › Section` with that title, not the file's name (`_index`).
