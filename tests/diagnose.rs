@@ -96,7 +96,7 @@ fn diagnose_message(s: &Shipped, message: &str, options: &ProbeOptions) -> diagn
     let hits = s.index.query_parsed(&parsed, 10);
     let sections = diagnose::section_causes(&hits, message, |path| s.corpus.get(path));
     let (_, ctx) = diagnose::probe_context(options).expect("the fixture probes");
-    diagnose::diagnose(sections, &ctx)
+    diagnose::diagnose(sections, &ctx.with_message(message))
 }
 
 fn describe(d: &diagnose::Diagnosis) -> String {
@@ -392,4 +392,87 @@ fn the_verb_exits_1_when_no_section_lists_causes_and_2_on_usage_errors() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// torch's capability warning, pasted from a build container or a cluster
+/// node onto a machine with no GPU and no torch: the capabilities it
+/// prints (the GPU's sm_120, the wheel's sm_50 … sm_90) decide the cause,
+/// with the message as the evidence. Python prints the category alone on
+/// its line because torch's message starts with a newline.
+#[test]
+fn a_pasted_capability_warning_is_judged_on_the_capabilities_it_states() {
+    let home = common::home();
+    let tmp = tempfile::tempdir().unwrap();
+    write_root(tmp.path(), &["os"]);
+    let log = "/opt/venv/lib/python3.12/site-packages/torch/cuda/__init__.py:235: UserWarning: \n\
+               NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.\n\
+               The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.\n\
+               If you want to use the NVIDIA GeForce RTX 5090 GPU with PyTorch, please check the instructions at https://pytorch.org/get-started/locally/\n\
+               \n  warnings.warn(\n";
+    let out = common::lore(&home)
+        .args(["diagnose", "--color", "never", "--root"])
+        .arg(tmp.path())
+        .arg("-")
+        .write_stdin(log)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let holds = stdout.find("HOLDS").expect(&stdout);
+    assert!(
+        stdout[holds..].starts_with("HOLDS        The GPU is newer than the torch wheel"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("gpu.capability 12.0"), "{stdout}");
+    assert!(stdout.contains("torch.arch.max 9.0"), "{stdout}");
+    assert!(
+        stdout.contains("the message: \"with CUDA capability sm_120\""),
+        "{stdout}"
+    );
+    // The GPU is not older than the wheel: 12.0 is above sm_50.
+    let older = stdout
+        .find("The GPU is older than the torch wheel")
+        .expect(&stdout);
+    assert!(stdout[..older].ends_with("RULED OUT    "), "{stdout}");
+}
+
+/// nvcc names the architecture it refuses; with the CUDA the Dockerfile's
+/// image brings (12.4, before Blackwell's 12.8), nvcc is too old for it.
+#[test]
+fn nvcc_refusing_compute_120_in_a_cuda_12_4_image_is_too_old_for_it() {
+    let home = common::home();
+    let tmp = tempfile::tempdir().unwrap();
+    let dockerfile = tmp.path().join("Dockerfile");
+    std::fs::write(
+        &dockerfile,
+        "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\nRUN pip install flash-attn --no-build-isolation\n",
+    )
+    .unwrap();
+    let out = common::lore(&home)
+        .args(["diagnose", "--color", "never", "--dockerfile"])
+        .arg(&dockerfile)
+        .arg("nvcc fatal   : Unsupported gpu architecture 'compute_120'")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("HOLDS        nvcc is too old for the target"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("message.arch 12.0"), "{stdout}");
+    assert!(stdout.contains("image.cuda 12.4"), "{stdout}");
+    // Without the message's architecture the same Dockerfile settles nothing.
+    let out = common::lore(&home)
+        .args(["diagnose", "--color", "never", "--dockerfile"])
+        .arg(&dockerfile)
+        .arg("nvcc fatal   : Unsupported gpu architecture 'compute_native'")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("HOLDS"), "{stdout}");
+    assert!(
+        stdout.contains("message.arch: the message names none"),
+        "{stdout}"
+    );
 }

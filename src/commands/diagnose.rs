@@ -83,6 +83,7 @@ pub fn run(settings: &Settings, args: &DiagnoseArgs, options: &ProbeOptions) -> 
             return Ok(EXIT_USAGE);
         }
     };
+    let ctx = ctx.with_message(&text);
     let diagnosis = diagnose::diagnose(sections, &ctx);
     let notes: Vec<String> = findings
         .notes

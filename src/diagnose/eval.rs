@@ -74,12 +74,14 @@ impl Evaluation {
 
 /// What conditions are evaluated against: the facts, and the root for
 /// file tests.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Context {
     facts: Vec<Fact>,
     root: Option<Root>,
     live: bool,
     dockerfile: bool,
+    /// Whether the facts a message states were added (`with_message`).
+    message: bool,
 }
 
 impl PartialEq for Context {
@@ -87,6 +89,7 @@ impl PartialEq for Context {
         self.facts == other.facts
             && self.live == other.live
             && self.dockerfile == other.dockerfile
+            && self.message == other.message
             && self.root.as_ref().map(Root::dir) == other.root.as_ref().map(Root::dir)
     }
 }
@@ -104,7 +107,17 @@ impl Context {
             live: root.as_ref().is_some_and(Root::is_live),
             root,
             dockerfile: findings.dockerfile.is_some(),
+            message: false,
         }
+    }
+
+    /// These facts and the ones `message` states (`diagnose::message`):
+    /// a pasted log speaks for the place it was printed, so its values sit
+    /// beside the probes', with the message as their evidence.
+    pub fn with_message(mut self, message: &str) -> Context {
+        self.facts.extend(super::message::facts(message));
+        self.message = true;
+        self
     }
 
     /// Nothing probed: every check is unknown (the TUI before `p`).
@@ -114,6 +127,7 @@ impl Context {
             root: None,
             live: false,
             dockerfile: false,
+            message: false,
         }
     }
 
@@ -127,6 +141,7 @@ impl Context {
             Scope::Machine => self.live,
             Scope::Files => self.root.is_some(),
             Scope::Dockerfile => self.dockerfile,
+            Scope::Message => self.message,
         }
     }
 
@@ -401,6 +416,8 @@ fn resolve(operand: &Operand, ctx: &Context) -> Resolved {
                     Scope::Dockerfile if !ctx.dockerfile => "no Dockerfile given",
                     Scope::Machine if !ctx.live => "only the running machine tells",
                     Scope::Files if ctx.root.is_none() => "no filesystem probed",
+                    Scope::Message if !ctx.message => "no message given",
+                    Scope::Message => "the message names none",
                     _ => "not found by the probes",
                 };
                 Resolved::Unknown(format!("{name}: {why}"))
@@ -804,6 +821,7 @@ mod tests {
             root: live.then(|| Root::new(std::path::Path::new("/")).unwrap()),
             live,
             dockerfile: false,
+            message: false,
         }
     }
 

@@ -8,6 +8,7 @@
 //! cannot disagree. This layer prints nothing and knows nothing of either.
 
 pub mod eval;
+pub mod message;
 
 use serde::Serialize;
 

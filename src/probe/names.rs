@@ -30,6 +30,9 @@ pub enum Scope {
     Files,
     /// The Dockerfile given.
     Dockerfile,
+    /// The message `lore diagnose` was given: what it states (see
+    /// `diagnose::message`).
+    Message,
 }
 
 /// One fact name of the vocabulary.
@@ -65,7 +68,7 @@ impl FactName {
 }
 
 use Many::{Any, Each};
-use Scope::{Dockerfile, Files, Machine};
+use Scope::{Dockerfile, Files, Machine, Message};
 
 /// Every fact a probe reports, in the order `lore probe` prints them.
 /// `env.NAME` for a NAME in [`ENV_NAMES`] is accepted besides these.
@@ -110,6 +113,7 @@ pub const FACT_NAMES: &[FactName] = &[
     fact("dockerfile.env", Any, Dockerfile, "an ENV that matters to CUDA in a stage"),
     fact("dockerfile.build", Any, Dockerfile, "a command that compiles (nvcc, cmake, pip install .)"),
     fact("dockerfile.final-stage", Any, Dockerfile, "the final stage and what it is built on"),
+    fact("message.arch", Each, Message, "an architecture the message says nvcc refuses (`Unsupported gpu architecture 'compute_120'` → 12.0); `lore diagnose` only"),
 ];
 
 /// Environment variables `env.NAME` may name: the ones causes turn on. On

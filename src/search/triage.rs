@@ -187,8 +187,16 @@ pub fn pick(lines: &[&str]) -> Vec<Picked> {
     // the words that decide are the plain lines under it (numba's `Kernel
     // launch configuration was not specified.`): they are searched with the
     // name, in its place.
+    // A warning whose message starts with a newline is printed the same
+    // way (torch's `UserWarning:` above `… with CUDA capability sm_120 is
+    // not compatible …`).
     for i in 0..lines.len() {
-        if joined[i].is_some() || kinds[i] != LineKind::Failure || !is_bare_exception(lines[i]) {
+        let bare = match kinds[i] {
+            LineKind::Failure => is_bare_exception(lines[i]) || is_bare_warning(lines[i]),
+            LineKind::Hint => is_bare_warning(lines[i]),
+            _ => false,
+        };
+        if joined[i].is_some() || !bare {
             continue;
         }
         let mut words = vec![strip_markers(lines[i])];
@@ -463,6 +471,13 @@ fn is_bare_exception(line: &str) -> bool {
         && is_failure(&body, &body.to_lowercase())
 }
 
+/// A warning's category alone on its line, perhaps after the place that
+/// warned (`…/torch/cuda/__init__.py:235: UserWarning:`): its message is on
+/// the lines below.
+fn is_bare_warning(line: &str) -> bool {
+    strip_markers(line).trim_end().ends_with(':') && python_warning(line).is_some()
+}
+
 fn is_pytest_error(line: &str) -> bool {
     line.starts_with(PYTEST_ERROR_MARK)
 }
@@ -610,6 +625,11 @@ pub fn classify(line: &str) -> LineKind {
     let body = strip_markers(line);
     let body = body.trim();
     if body.is_empty() || is_noise(body) {
+        return LineKind::Noise;
+    }
+    // The line of code Python prints under a warning, also when the
+    // warning's own line was not copied with it.
+    if body.starts_with("warnings.warn(") || body.starts_with("warn(") {
         return LineKind::Noise;
     }
     let lower = body.to_lowercase();
@@ -1188,6 +1208,48 @@ mod tests {
         ];
         let picked = pick(&lines);
         assert!(picked.iter().any(|p| p.line == lines[0]), "{picked:?}");
+    }
+
+    /// torch warns with a message that starts with a newline, so Python
+    /// prints the category alone (`…/torch/cuda/__init__.py:235:
+    /// UserWarning:`, or `UserWarning:` as users copy it) and the words that
+    /// say what is wrong under it (`… with CUDA capability sm_120 is not
+    /// compatible …`): they are searched with it, in its place.
+    #[test]
+    fn a_warning_with_its_message_below_its_category_is_searched_whole() {
+        let message = [
+            "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.",
+            "The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.",
+        ];
+        for header in [
+            "UserWarning:",
+            "/opt/venv/lib/python3.12/site-packages/torch/cuda/__init__.py:235: UserWarning: ",
+        ] {
+            let lines = [header, message[0], message[1], "", "  warnings.warn("];
+            let picked = pick(&lines);
+            assert_eq!(picked.len(), 1, "{picked:?}");
+            assert!(
+                picked[0].line.contains("sm_120 is not compatible"),
+                "{picked:?}"
+            );
+            assert!(picked[0].line.contains("sm_50 sm_60"), "{picked:?}");
+        }
+    }
+
+    /// The line of code Python prints under a warning (`  warnings.warn(`)
+    /// is code even when the warning's own line was not copied: the
+    /// message lines above it are what is searched.
+    #[test]
+    fn the_warn_call_under_a_copied_warning_is_not_searched() {
+        let lines = [
+            "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.",
+            "The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.",
+            "",
+            "  warnings.warn(",
+        ];
+        let picked = pick(&lines);
+        let searched: Vec<&str> = picked.iter().map(|p| p.line.as_str()).collect();
+        assert_eq!(searched, [lines[0], lines[1]], "{picked:?}");
     }
 
     /// torchrun prefixes each line of a rank's output with `[rankN]:`, and

@@ -145,11 +145,14 @@ impl App {
         };
         let (path, anchor) = (first.path.clone(), first.anchor.clone());
         let causes = match &self.search.checked {
-            Some(ctx) => diagnose::diagnose(sections, ctx)
-                .causes
-                .into_iter()
-                .map(|c| (Some(c.evaluation.verdict), c.text))
-                .collect(),
+            Some(ctx) => diagnose::diagnose(
+                sections,
+                &ctx.as_ref().clone().with_message(&self.search.answered),
+            )
+            .causes
+            .into_iter()
+            .map(|c| (Some(c.evaluation.verdict), c.text))
+            .collect(),
             None => sections
                 .into_iter()
                 .flat_map(|s| s.causes.into_iter().map(|c| (None, c.text)))
