@@ -93,6 +93,34 @@ fn a_hit_with_causes_shows_them_and_ctrl_d_judges_them_as_the_cli_does() {
     assert_eq!(judged.causes, cli);
 }
 
+/// The pasted query speaks for the place it was printed, in the TUI as in
+/// `lore diagnose`: torch's sm_120 warning, judged against an image with
+/// no GPU and no torch, holds "newer than the torch wheel" on the
+/// capabilities the warning prints.
+#[test]
+fn ctrl_d_judges_a_pasted_warning_on_the_capabilities_it_states() {
+    let mut a = common::shipped_app(Theme::plain(), 120, 40);
+    let index = common::ready_index(&mut a);
+    a.update(Action::Search);
+    a.update(Action::Paste(
+        "UserWarning:\nNVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.\n".into(),
+    ));
+    let _ = common::pump(&mut a, &index);
+    let empty = tempfile::tempdir().unwrap();
+    let options = ProbeOptions {
+        root: Some(empty.path().to_path_buf()),
+        dockerfile: None,
+    };
+    let (_, ctx) = diagnose::probe_context(&options).unwrap();
+    a.update(Action::CausesProbed(Ok(Arc::new(ctx))));
+    let judged = a.search.causes.clone().expect("the first hit lists causes");
+    assert_eq!(judged.causes[0].0, Some(Verdict::Holds), "{judged:?}");
+    assert!(
+        judged.causes[0].1.contains("newer than the torch wheel"),
+        "{judged:?}"
+    );
+}
+
 #[test]
 fn the_help_lists_the_probe_key_of_the_search_screen() {
     let keys = lore::tui::keymap::defaults();
