@@ -41,7 +41,7 @@ fn bench(c: &mut Criterion) {
     });
     let dockerfile = ProbeOptions {
         root: None,
-        dockerfile: Some(fixture("source-build.Dockerfile")),
+        dockerfile: Some(fixture("source-build.Dockerfile").into()),
     };
     c.bench_function("probe/dockerfile", |b| b.iter(|| run(&dockerfile).unwrap()));
     // Issue #30 item 4: `FROM ${${${…` with no closing brace took 20 s at

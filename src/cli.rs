@@ -45,7 +45,8 @@ pub struct Cli {
     pub root: Option<PathBuf>,
 
     /// Probe a Dockerfile, read statically (`lore probe`, `lore diagnose`,
-    /// `lore decide --probe` and the TUI's probe key)
+    /// `lore decide --probe` and the TUI's probe key); `-` reads it from
+    /// stdin (not in the TUI)
     #[arg(long, value_name = "FILE", global = true)]
     pub dockerfile: Option<PathBuf>,
 
@@ -101,7 +102,9 @@ pub struct OpenArgs {
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Reads files only: runs no program, follows no symlink out of the root, and reads \
-                  bounded amounts. Without --root or --dockerfile, probes this machine (/)."
+                  bounded amounts. Without --root or --dockerfile, probes this machine (/). \
+                  `--dockerfile -` reads the Dockerfile from stdin (`git show main:Dockerfile | \
+                  lore probe --dockerfile -`); evidence names it <stdin>."
 )]
 pub struct ProbeArgs {
     /// Print JSON: {facts: [{fact, value, evidence}], notes: [..]}
@@ -304,7 +307,7 @@ impl Cli {
     pub fn probe_options(&self) -> crate::probe::ProbeOptions {
         crate::probe::ProbeOptions {
             root: self.root.clone(),
-            dockerfile: self.dockerfile.clone(),
+            dockerfile: self.dockerfile.clone().map(Into::into),
         }
     }
 

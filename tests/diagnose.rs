@@ -148,7 +148,7 @@ fn each_message_ranks_the_cause_that_holds_first_or_says_none_holds() {
         });
         let options = ProbeOptions {
             root: root.clone(),
-            dockerfile,
+            dockerfile: dockerfile.map(Into::into),
         };
         let d = diagnose_message(&shipped, message, &options);
         let label = format!("case {n} ({message})");

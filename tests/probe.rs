@@ -783,7 +783,7 @@ fn the_tui_walk_takes_probed_answers_after_the_users_own() {
     app.update(Action::Probe);
     let findings = lore::probe::run(&lore::probe::ProbeOptions {
         root: None,
-        dockerfile: Some(fixture("probe/source-build.Dockerfile")),
+        dockerfile: Some(fixture("probe/source-build.Dockerfile").into()),
     })
     .unwrap();
     app.update(Action::Probed(Ok(Arc::new(findings))));

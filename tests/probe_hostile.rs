@@ -450,7 +450,7 @@ fn a_fifo_swapped_in_for_the_dockerfile_never_blocks_the_probe() {
     let (done, finished) = std::sync::mpsc::channel();
     let options = ProbeOptions {
         root: None,
-        dockerfile: Some(file.clone()),
+        dockerfile: Some(file.clone().into()),
     };
     {
         let swaps = swaps.clone();

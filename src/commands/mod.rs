@@ -36,6 +36,7 @@ pub use completions::COMPLETE_VAR;
 
 use crate::cli::{Cli, Command};
 use crate::config::Settings;
+use crate::probe::{DockerfileSource, ProbeOptions};
 use crate::text::{inline, sanitize};
 
 /// Exit codes shared by every verb.
@@ -58,7 +59,10 @@ pub fn run(cli: Cli) -> ExitCode {
     if !matches!(cli.command, None | Some(Command::Check(_))) && !settings.warnings.is_empty() {
         let _ = write_diagnostics(&mut io::stderr().lock(), &settings.warnings, false);
     }
-    let probing = cli.probe_options();
+    let probing = match probe_options(&cli) {
+        Ok(probing) => probing,
+        Err(code) => return ExitCode::from(code),
+    };
     let result = match cli.command {
         Some(Command::Check(args)) => check::run(&settings, &args),
         Some(Command::Decide(args)) => decide::run(&settings, &args, &probing),
@@ -82,6 +86,57 @@ pub fn run(cli: Cli) -> ExitCode {
             ExitCode::from(EXIT_USAGE)
         }
     }
+}
+
+/// What `--root` and `--dockerfile` name, with `--dockerfile -` read from
+/// stdin here, at the edge, by the verbs that probe (`probe`, `diagnose`,
+/// `decide --probe`); the others ignore it as they ignore a path. `Err`
+/// holds the exit code after the message: stdin that is a terminal (lore
+/// would wait for a Dockerfile typed by hand), empty or not UTF-8; stdin
+/// wanted twice (`diagnose -`); the TUI, whose keys come from stdin.
+fn probe_options(cli: &Cli) -> Result<ProbeOptions, u8> {
+    use std::io::IsTerminal;
+    let mut options = cli.probe_options();
+    let piped =
+        matches!(&options.dockerfile, Some(DockerfileSource::File(p)) if p.as_os_str() == "-");
+    if !piped {
+        return Ok(options);
+    }
+    let reads = match &cli.command {
+        Some(Command::Probe(_)) => true,
+        Some(Command::Diagnose(args)) if args.query == ["-"] => {
+            say!(
+                "lore: error: --dockerfile - and the query `-` cannot both read stdin; give the query as words or the Dockerfile as a file"
+            );
+            return Err(EXIT_USAGE);
+        }
+        Some(Command::Diagnose(_)) => true,
+        Some(Command::Decide(args)) => args.probe,
+        None | Some(Command::Open(_) | Command::External(_)) => {
+            say!(
+                "lore: error: --dockerfile -: the terminal UI reads its keys from the terminal, not a Dockerfile from stdin; save the Dockerfile and give its path"
+            );
+            return Err(EXIT_USAGE);
+        }
+        Some(_) => false,
+    };
+    if !reads {
+        return Ok(options);
+    }
+    if io::stdin().is_terminal() {
+        say!(
+            "lore: error: --dockerfile -: standard input is a terminal; pipe a Dockerfile in (git show main:Dockerfile | lore probe --dockerfile -) or give its path"
+        );
+        return Err(EXIT_USAGE);
+    }
+    match crate::probe::read_piped(io::stdin().lock()) {
+        Ok(bytes) => options.dockerfile = Some(DockerfileSource::Stdin(bytes)),
+        Err(message) => {
+            say!("lore: error: --dockerfile -: {}", inline(&message));
+            return Err(EXIT_USAGE);
+        }
+    }
+    Ok(options)
 }
 
 /// The writer of `say!`.

@@ -423,6 +423,38 @@ pub fn read(path: &Path) -> Result<Vec<u8>, String> {
     Ok(data)
 }
 
+/// Reads a Dockerfile piped in (`--dockerfile -`), up to `MAX_BYTES` and
+/// one byte more, as `read` does a file. `Err` says why it is not one to
+/// probe: nothing came, or the text is not UTF-8 (saved as Latin-1 or
+/// UTF-16), which a file on disk only gets as a note since its name is
+/// there to find it by; piped text has no name to go back to.
+pub fn read_piped(input: impl std::io::Read) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let mut data = Vec::new();
+    input
+        .take(MAX_BYTES + 1)
+        .read_to_end(&mut data)
+        .map_err(|e| e.to_string())?;
+    let text = data.strip_prefix(UTF8_BOM).unwrap_or(&data);
+    if text.iter().all(u8::is_ascii_whitespace) {
+        return Err("standard input is empty; pipe a Dockerfile in".to_string());
+    }
+    if let Err(e) = std::str::from_utf8(text) {
+        // A cut at the byte limit may split a character: that is the
+        // limit's note, not an encoding error.
+        let cut = e.error_len().is_none() && data.len() as u64 > MAX_BYTES;
+        if !cut {
+            let at = e.valid_up_to();
+            let line = text[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+            return Err(format!(
+                "standard input is not UTF-8 text (byte 0x{:02x} on line {line}); convert it, e.g. with iconv -t UTF-8",
+                text[at]
+            ));
+        }
+    }
+    Ok(data)
+}
+
 impl Stage {
     /// The installs of a package that brings a CUDA compiler: NVIDIA's
     /// `cuda-nvcc-*` / toolkit packages, Debian's `nvidia-cuda-toolkit`,

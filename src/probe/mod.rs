@@ -33,6 +33,7 @@ pub use diag_facts::{
 pub use dockerfile::{
     Base, Branch, BranchKind, Build, BuildKind, CopyFrom, Dockerfile, EnvSetting, Fetch, Flavor,
     Install, InstallTool, NEED_TORCH, Stage, TorchRoute, Via, classify, parse_dockerfile,
+    read_piped,
 };
 pub use envs::{PythonEnv, PythonOnPath};
 pub use names::{
@@ -53,8 +54,40 @@ pub(crate) const MAX_ENTRIES: usize = 20_000;
 pub struct ProbeOptions {
     /// An unpacked image filesystem; `None` with no Dockerfile means `/`.
     pub root: Option<PathBuf>,
-    pub dockerfile: Option<PathBuf>,
+    pub dockerfile: Option<DockerfileSource>,
 }
+
+/// Where the Dockerfile to probe comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DockerfileSource {
+    /// A file on disk (`--dockerfile FILE`), read by the probe.
+    File(PathBuf),
+    /// The text of `--dockerfile -`, read from standard input by the caller
+    /// (the library never reads stdin): evidence names it `<stdin>`. There
+    /// is no folder next to it, which nothing in the probe needs, since it
+    /// reads the build context of no Dockerfile.
+    Stdin(Vec<u8>),
+}
+
+impl DockerfileSource {
+    /// How evidence and notes name the file: its path, or `<stdin>`.
+    pub fn name(&self) -> String {
+        match self {
+            DockerfileSource::File(path) => path.display().to_string(),
+            DockerfileSource::Stdin(_) => STDIN_NAME.to_string(),
+        }
+    }
+}
+
+impl From<PathBuf> for DockerfileSource {
+    fn from(path: PathBuf) -> Self {
+        DockerfileSource::File(path)
+    }
+}
+
+/// The name evidence gives a Dockerfile read from standard input, as
+/// compilers name it.
+pub const STDIN_NAME: &str = "<stdin>";
 
 impl ProbeOptions {
     /// The root to read: `--root`, or the machine unless only a Dockerfile
@@ -75,8 +108,12 @@ impl ProbeOptions {
             Some(dir) => parts.push(format!("the image files in {}", dir.display())),
             None => {}
         }
-        if let Some(file) = &self.dockerfile {
-            parts.push(format!("the Dockerfile {}", file.display()));
+        match &self.dockerfile {
+            Some(DockerfileSource::File(file)) => {
+                parts.push(format!("the Dockerfile {}", file.display()));
+            }
+            Some(DockerfileSource::Stdin(_)) => parts.push("the Dockerfile from stdin".to_string()),
+            None => {}
         }
         parts.join(" and ")
     }
@@ -279,12 +316,19 @@ pub fn run_with(options: &ProbeOptions, env: Option<&Environment>) -> Result<Fin
         notes.extend(root.take_skipped());
         findings.root = Some(facts);
     }
-    if let Some(path) = &options.dockerfile {
-        let file = dockerfile::read(path).map_err(|message| ProbeError::Dockerfile {
-            path: path.clone(),
-            message,
-        })?;
-        let (parsed, notes) = parse_dockerfile(&path.display().to_string(), &file);
+    if let Some(source) = &options.dockerfile {
+        let read;
+        let file = match source {
+            DockerfileSource::File(path) => {
+                read = dockerfile::read(path).map_err(|message| ProbeError::Dockerfile {
+                    path: path.clone(),
+                    message,
+                })?;
+                &read
+            }
+            DockerfileSource::Stdin(bytes) => bytes,
+        };
+        let (parsed, notes) = parse_dockerfile(&source.name(), file);
         findings.notes.extend(notes);
         findings.dockerfile = Some(parsed);
     }
