@@ -289,7 +289,7 @@ fn check_links<'c>(
                 format!("link `{dest}` leaves the knowledge root"),
             )),
             LinkTarget::Internal { path, anchor } => {
-                let markdown = path.to_ascii_lowercase().ends_with(".md");
+                let markdown = crate::corpus::links::is_markdown_path(path);
                 let folder = names_folder(&link.dest);
                 let bare = has_no_extension(path);
                 if !markdown && !folder && !bare {

@@ -8,6 +8,7 @@ use super::anchor_tag;
 use super::chunks;
 use super::comments;
 use super::drop::DropInfo;
+use super::mdx;
 use super::questions::{self, Question, QuestionBlock};
 use super::shortcodes::{self, ShortcodeLine};
 use super::slug::Slugger;
@@ -232,7 +233,7 @@ impl Document {
         let SourceFile {
             rel,
             origin,
-            text,
+            mut text,
             stamp,
         } = file;
         let FrontMatter {
@@ -241,6 +242,14 @@ impl Document {
             title: front_matter_title,
             error: front_matter_error,
         } = split_front_matter(&text);
+        // An MDX page's imports, comments and component tags are blanked
+        // in place: everything below reads it as Markdown.
+        let mut tag_labels = Vec::new();
+        if mdx::is_mdx(&rel) {
+            let cleaned = mdx::clean(&text, body_offset);
+            text = cleaned.text;
+            tag_labels = cleaned.labels;
+        }
         let lines = LineIndex::new(&text);
         let body = &text[body_offset..];
         let mut parsed = Parsed::default();
@@ -277,7 +286,12 @@ impl Document {
             .or(front_matter_title)
             .unwrap_or_else(|| file_stem(&rel));
         let body_line = lines.line(body_offset);
-        let shortcode_lines = shortcodes::find(&text, body_line, &parsed.code_blocks);
+        let mut shortcode_lines = shortcodes::find(&text, body_line, &parsed.code_blocks);
+        if !tag_labels.is_empty() {
+            shortcode_lines.extend(tag_labels);
+            shortcode_lines.sort_by_key(|l| l.line);
+            shortcode_lines.dedup_by_key(|l| l.line);
+        }
         let kind = Kind::of(&rel);
         let mut doc = Document {
             path: rel,
@@ -374,8 +388,7 @@ impl Document {
 
 fn file_stem(rel: &str) -> String {
     let name = rel.rsplit('/').next().unwrap_or(rel);
-    name.strip_suffix(".md")
-        .or_else(|| name.strip_suffix(".MD"))
+    super::links::strip_markdown_extension(name)
         .unwrap_or(name)
         .to_string()
 }

@@ -87,7 +87,24 @@ pub fn site_path(path: &str, dest: &str, exists: impl Fn(&str) -> bool) -> Optio
     } else {
         page.into_iter().chain(in_folder).collect()
     };
-    candidates.into_iter().find(|c| exists(c))
+    // Docusaurus, Nextra and Mintlify serve `x.mdx` (and `index.mdx`) at
+    // the same address as `x.md`.
+    candidates
+        .into_iter()
+        .flat_map(|c| [format!("{c}x"), c].into_iter().rev())
+        .find(|c| exists(c))
+}
+
+/// Whether `path` names a page lore reads: `.md`, or MDX's `.mdx` (any
+/// case).
+pub fn is_markdown_path(path: &str) -> bool {
+    strip_markdown_extension(path).is_some()
+}
+
+/// `name` without its `.md` or `.mdx` (any case), if it has one.
+pub fn strip_markdown_extension(name: &str) -> Option<&str> {
+    let (stem, ext) = name.rsplit_once('.')?;
+    (ext.eq_ignore_ascii_case("md") || ext.eq_ignore_ascii_case("mdx")).then_some(stem)
 }
 
 #[cfg(test)]

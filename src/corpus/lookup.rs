@@ -26,7 +26,11 @@ impl Corpus {
         if query.is_empty() {
             return Lookup::NotFound;
         }
-        if let Some(doc) = self.get(query).or_else(|| self.get(&format!("{query}.md"))) {
+        if let Some(doc) = self
+            .get(query)
+            .or_else(|| self.get(&format!("{query}.md")))
+            .or_else(|| self.get(&format!("{query}.mdx")))
+        {
             return Lookup::Found(doc);
         }
         let with_root: Vec<&Document> = self
@@ -42,7 +46,7 @@ impl Corpus {
             .iter()
             .filter(|d| {
                 let name = d.path.rsplit('/').next().unwrap_or(&d.path);
-                name == query || name.strip_suffix(".md") == Some(query)
+                name == query || super::links::strip_markdown_extension(name) == Some(query)
             })
             .collect();
         if let [doc] = by_name[..] {
@@ -83,7 +87,10 @@ impl Corpus {
         let names_one = |path: &str| matches!(self.lookup(path), Lookup::Found(_));
         // The whole target is a path only if it names a file outright (a
         // file name may hold `#`); as a fragment it would swallow the anchor.
-        if self.get(target).is_some() || self.get(&format!("{target}.md")).is_some() {
+        if self.get(target).is_some()
+            || self.get(&format!("{target}.md")).is_some()
+            || self.get(&format!("{target}.mdx")).is_some()
+        {
             return (target, None);
         }
         let split = |at: usize| (&target[..at], Some(&target[at + 1..]));

@@ -11,6 +11,7 @@ mod document;
 mod drop;
 pub mod links;
 mod lookup;
+pub mod mdx;
 pub mod questions;
 mod shortcodes;
 mod slug;

@@ -316,9 +316,15 @@ fn scan_embedded(dir: &'static Dir<'static>, extension: &str, files: &mut Vec<Sc
     }
 }
 
+/// Whether `name` ends in `.{extension}` (any case). Markdown (`md`) takes
+/// MDX pages (`.mdx`) too: Docusaurus, Nextra and Mintlify keep their pages
+/// so, and `corpus` reads them as Markdown.
 fn has_extension(name: &str, extension: &str) -> bool {
-    name.rsplit_once('.')
-        .is_some_and(|(stem, ext)| !stem.is_empty() && ext.eq_ignore_ascii_case(extension))
+    name.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && (ext.eq_ignore_ascii_case(extension)
+                || extension == "md" && ext.eq_ignore_ascii_case("mdx"))
+    })
 }
 
 fn collect_embedded(
