@@ -61,6 +61,12 @@ impl<'c> Conventions<'c> {
 /// can open it (`file`: the overlay folder as given joined with the id).
 pub fn check_corpus(corpus: &Corpus) -> Vec<Diagnostic> {
     let mut out = corpus.warnings.clone();
+    out.extend(
+        corpus
+            .hidden
+            .iter()
+            .map(crate::sources::Hidden::to_diagnostic),
+    );
     let mut anchors = Anchors::default();
     let conventions = Conventions::of(corpus);
     for doc in &corpus.documents {

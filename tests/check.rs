@@ -723,3 +723,89 @@ fn links_into_hidden_github_folders_say_lore_does_not_read_them() {
          checked 1 file: 1 error, 2 warnings\n"
     );
 }
+
+/// Two public doc sets overlaid (`--knowledge a --knowledge b`) that both
+/// have a `README.md` and a `docs/install.md`: the later folder's pages win,
+/// as documented, and `lore check` says which of the earlier's it hid, in
+/// one warning naming both folders. A warning: the exit code stays 0.
+#[test]
+fn two_doc_sets_with_same_named_pages_are_warned_of_once_per_pair() {
+    let first = tempfile::tempdir().unwrap();
+    let second = tempfile::tempdir().unwrap();
+    for dir in [first.path(), second.path()] {
+        std::fs::create_dir_all(dir.join("docs")).unwrap();
+        std::fs::write(dir.join("README.md"), "# Readme\n\nText.\n").unwrap();
+        std::fs::write(dir.join("docs/install.md"), "# Install\n\nSteps.\n").unwrap();
+    }
+    std::fs::write(first.path().join("only-first.md"), "# First\n").unwrap();
+    let (a, b) = (
+        first.path().display().to_string(),
+        second.path().display().to_string(),
+    );
+    let home = home();
+    let out = lore(&home)
+        .args([
+            "check",
+            "--no-builtin",
+            "--knowledge",
+            &a,
+            "--knowledge",
+            &b,
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let warnings: Vec<&str> = text.lines().filter(|l| l.contains("hidden by")).collect();
+    assert_eq!(
+        warnings,
+        [format!(
+            "{b}: warning: 2 documents of {a} are hidden by same-named documents of {b} (later wins): README.md, docs/install.md"
+        )],
+        "{text}"
+    );
+    // `lore list` says so in one line on stderr.
+    let out = lore(&home)
+        .args(["list", "--no-builtin", "--knowledge", &a, "--knowledge", &b])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("2 documents") && err.contains("lore check"),
+        "{err}"
+    );
+}
+
+/// Distinct names hide nothing: no such warning, and `lore list` is quiet.
+#[test]
+fn overlays_with_distinct_names_give_no_hidden_warning() {
+    let first = tempfile::tempdir().unwrap();
+    let second = tempfile::tempdir().unwrap();
+    std::fs::write(first.path().join("a.md"), "# A\n").unwrap();
+    std::fs::write(second.path().join("b.md"), "# B\n").unwrap();
+    let (a, b) = (
+        first.path().display().to_string(),
+        second.path().display().to_string(),
+    );
+    let home = home();
+    for verb in ["check", "list"] {
+        let out = lore(&home)
+            .args([verb, "--no-builtin", "--knowledge", &a, "--knowledge", &b])
+            .output()
+            .unwrap();
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!all.contains("hidden"), "{verb}: {all}");
+        assert_eq!(out.status.code(), Some(0), "{verb}: {all}");
+    }
+    // A user folder replacing a built-in page is what overlays are for.
+    let out = lore(&home)
+        .args(["check", "--knowledge", &a, "--knowledge", &a])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("hidden by"));
+}

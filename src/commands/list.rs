@@ -13,6 +13,15 @@ use super::{EXIT_OK, EXIT_PROBLEMS, stdout, write_json};
 
 pub fn run(settings: &Settings, args: &ListArgs) -> anyhow::Result<u8> {
     let corpus = Corpus::load(&settings.knowledge);
+    // One line, and only when something is hidden: `check` names them.
+    let hidden: usize = corpus.hidden.iter().map(|h| h.paths.len()).sum();
+    if hidden > 0 {
+        say!(
+            "lore: warning: {hidden} document{} of earlier knowledge folders {} hidden by same-named ones of later folders (later wins); `lore check` says which",
+            if hidden == 1 { "" } else { "s" },
+            if hidden == 1 { "is" } else { "are" }
+        );
+    }
     let kind = args.kind.as_deref().and_then(Kind::parse);
     let docs: Vec<_> = corpus
         .documents

@@ -42,6 +42,10 @@ pub struct Corpus {
     /// and files with no extension (`LICENSE`), by id (see
     /// `sources::Collected::others`).
     pub others: BTreeSet<String>,
+    /// Documents of a knowledge folder hidden by a later folder's
+    /// same-named ones (see `sources::Hidden`): `lore check` warns of each
+    /// pair. Kept apart from `warnings`, which say what could not be read.
+    pub hidden: Vec<crate::sources::Hidden>,
 }
 
 impl Corpus {
@@ -52,6 +56,7 @@ impl Corpus {
         let documents = collected.files.into_iter().map(Document::parse).collect();
         let mut corpus = Corpus::from_documents(documents, collected.warnings);
         corpus.others = collected.others;
+        corpus.hidden = collected.hidden;
         corpus
     }
 
@@ -81,6 +86,7 @@ impl Corpus {
             by_path,
             warnings,
             others: BTreeSet::new(),
+            hidden: Vec::new(),
         }
     }
 

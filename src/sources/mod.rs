@@ -161,9 +161,14 @@ impl SourceSet {
         if let Some(dir) = self.builtin {
             collect_embedded(dir, extension, &mut files, &mut unread);
         }
-        for root in &self.overlays {
+        // Which overlay each path was read from, and what later ones hid.
+        let mut from: BTreeMap<String, usize> = BTreeMap::new();
+        let mut hidden: BTreeMap<(usize, usize), Vec<String>> = BTreeMap::new();
+        let mut canonicals: Vec<PathBuf> = Vec::new();
+        for (index, root) in self.overlays.iter().enumerate() {
             // What is read is checked against the folder's real path.
             let canonical = fs::canonicalize(root).unwrap_or_else(|_| root.clone());
+            canonicals.push(canonical.clone());
             let walked = walk_dir(root, extension, &mut warnings);
             others.extend(walked.others);
             for file in walked.found {
@@ -188,10 +193,30 @@ impl SourceSet {
                     path: &path,
                 };
                 if let Some(file) = read_overlay_file(place, file.rel, stamp, &mut unread) {
+                    // A folder given twice hides nothing from itself.
+                    if let Some(earlier) = from.insert(file.rel.clone(), index)
+                        && canonicals[earlier] != canonical
+                    {
+                        hidden
+                            .entry((earlier, index))
+                            .or_default()
+                            .push(file.rel.clone());
+                    }
                     files.insert(file.rel.clone(), file);
                 }
             }
         }
+        let hidden = hidden
+            .into_iter()
+            .map(|((earlier, later), mut paths)| {
+                paths.sort();
+                Hidden {
+                    earlier: self.overlays[earlier].clone(),
+                    later: self.overlays[later].clone(),
+                    paths,
+                }
+            })
+            .collect();
         warnings.extend(unread.into_iter().map(|d| Diagnostic {
             severity: skipped,
             ..d
@@ -203,6 +228,7 @@ impl SourceSet {
             files: files.into_values().collect(),
             warnings,
             others,
+            hidden,
         }
     }
 
@@ -274,6 +300,50 @@ pub struct Collected {
     /// Ids of the folders of all sources and of their files with no
     /// extension (`LICENSE`): not read, but there for a link to name.
     pub others: BTreeSet<String>,
+    /// Files of an overlay folder that a later one's same-named files hid,
+    /// one entry per pair of folders, in the order the folders were given.
+    /// Replacing a built-in file is what overlays are for: not listed.
+    pub hidden: Vec<Hidden>,
+}
+
+/// The files of `earlier` that `later` hides ("later wins"): two doc sets
+/// overlaid that both have a `README.md` or `docs/install.md`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hidden {
+    pub earlier: PathBuf,
+    pub later: PathBuf,
+    /// Relative paths, sorted.
+    pub paths: Vec<String>,
+}
+
+impl Hidden {
+    /// The warning `lore check` gives: both folders, the count and up to
+    /// three of the paths.
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        let n = self.paths.len();
+        let mut examples = self
+            .paths
+            .iter()
+            .take(3)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if n > 3 {
+            examples.push_str(", …");
+        }
+        Diagnostic::warning(
+            self.later.display().to_string(),
+            None,
+            format!(
+                "{n} document{} of {} {} hidden by same-named document{} of {} (later wins): {examples}",
+                if n == 1 { "" } else { "s" },
+                self.earlier.display(),
+                if n == 1 { "is" } else { "are" },
+                if n == 1 { "" } else { "s" },
+                self.later.display(),
+            ),
+        )
+    }
 }
 
 fn embedded_folders(dir: &'static Dir<'static>, out: &mut BTreeSet<String>) {
