@@ -27,6 +27,12 @@ fn bench(c: &mut Criterion) {
     c.bench_function("diagnose/causes-of-hits", |b| {
         b.iter(|| diagnose::section_causes(&hits, MESSAGE, |p| corpus.get(p)))
     });
+    // What a message states, read from a 1 MB hostile paste of openings
+    // that never close (each once read to the end of the text: seconds).
+    let hostile = "Value 'x ".repeat(120_000);
+    c.bench_function("diagnose/message-facts/hostile-1mb", |b| {
+        b.iter(|| diagnose::message::facts(&hostile))
+    });
     let root = ProbeOptions {
         root: Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/probe/pip-root")),
         dockerfile: None,

@@ -117,8 +117,9 @@ pub struct ProbeArgs {
 #[command(
     after_help = "Searches the message as `lore search` does, takes the first sections that list causes, \
                   and checks each cause against this machine, an image (--root DIR) or a Dockerfile \
-                  (--dockerfile FILE), reading files only. Causes are printed as they hold here, are \
-                  unknown, or are ruled out, each with its evidence; the fix of the first that holds \
+                  (--dockerfile FILE), reading files only, and against what the message itself states \
+                  (torch's capability warnings, the architecture nvcc refuses), with the message as \
+                  evidence. Causes are printed as they hold here, are unknown, or are ruled out, each with its evidence; the fix of the first that holds \
                   comes first. Exit 0 when a cause holds, 1 when none does or no section lists causes."
 )]
 pub struct DiagnoseArgs {

@@ -38,6 +38,33 @@ pub struct Cleaned {
 /// block, never shown or indexed.
 const PLACEHOLDER: &[u8] = b"tab";
 
+/// Opening minus closing brackets on an ESM line, outside quoted strings:
+/// `export const config = {` opens one.
+fn bracket_balance(line: &str) -> i64 {
+    let mut depth = 0;
+    let mut quote = None;
+    let mut escaped = false;
+    for c in line.chars() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' | '`' => quote = Some(c),
+            '{' | '(' | '[' => depth += 1,
+            '}' | ')' | ']' => depth -= 1,
+            _ => {}
+        }
+    }
+    depth
+}
+
 /// A tag longer than this is not one (a stray `<` in prose).
 const MAX_TAG_BYTES: usize = 4096;
 
@@ -55,6 +82,7 @@ pub fn clean(text: &str, body_offset: usize) -> Cleaned {
     let line_of = |pos: usize| starts.partition_point(|&s| s <= pos) - 1;
     let line_end = |line: usize| starts.get(line + 1).copied().unwrap_or(text.len());
     let mut esm = false;
+    let mut depth = 0i64;
     let mut pos = body_offset.min(text.len());
     while pos < text.len() {
         let line = line_of(pos);
@@ -66,9 +94,14 @@ pub fn clean(text: &str, body_offset: usize) -> Cleaned {
         if pos == starts[line] {
             let body = text[pos..line_end(line)].trim_end_matches(['\n', '\r']);
             if esm || starts_esm(body) {
-                esm = !body.trim().is_empty();
+                // The block ends at a blank line once its brackets are
+                // closed: an object literal may hold blank lines.
+                depth += bracket_balance(body);
+                esm = !body.trim().is_empty() || depth > 0;
                 if esm {
                     blank(&mut out, pos, line_end(line));
+                } else {
+                    depth = 0;
                 }
                 pos = line_end(line);
                 continue;
@@ -79,8 +112,12 @@ pub fn clean(text: &str, body_offset: usize) -> Cleaned {
                 // Not into a fence: a tag is not closed by code.
                 if (line..=line_of(end.saturating_sub(1).max(pos))).all(|l| !code[l]) {
                     blank(&mut out, pos, end);
-                    if let Some(label) = label {
-                        out[pos..pos + PLACEHOLDER.len()].copy_from_slice(PLACEHOLDER);
+                    // At the tag's indent, so a list item it sits in goes on.
+                    let at = pos + indent;
+                    if let Some(label) = label
+                        && at + PLACEHOLDER.len() <= end
+                    {
+                        out[at..at + PLACEHOLDER.len()].copy_from_slice(PLACEHOLDER);
                         labels.push(ShortcodeLine {
                             line: line + 1,
                             label: Some(label),
@@ -344,6 +381,26 @@ mod tests {
         assert_eq!(clean(text, 0).text.len(), text.len());
     }
 
+    /// An `export` of an object with a blank line inside (a Next.js page
+    /// `config`) runs to its closing brace, as MDX reads the JavaScript
+    /// until it is complete.
+    #[test]
+    fn an_esm_object_with_a_blank_line_inside_is_hidden_whole() {
+        let text = "export const config = {\n  runtime: 'edge',\n\n  region: 'us-{east}',\n};\n\n# Title\n";
+        assert_eq!(cleaned(text), "\n\n\n\n\n\n# Title");
+    }
+
+    /// A labelled tab inside a list item keeps its placeholder at the tag's
+    /// indent, so the item's text below stays in the item.
+    #[test]
+    fn a_labelled_tab_in_a_list_item_keeps_the_items_indent() {
+        let text = "1. Step one:\n\n   <Tabs>\n   <TabItem value=\"x\" label=\"Linux\">\n\n   Run apt install foo.\n\n   </TabItem>\n   </Tabs>\n";
+        let c = clean(text, 0);
+        let lines: Vec<&str> = c.text.lines().map(str::trim_end).collect();
+        assert_eq!(lines[3], "   tab");
+        assert_eq!(lines[5], "   Run apt install foo.");
+    }
+
     #[test]
     fn component_tag_lines_are_dropped_and_labels_kept() {
         let text = "<Tabs groupId=\"os\" values={[{label: 'a', value: 'b'}]}>\n  <TabItem value=\"pip\" label=\"pip\">\n\nRun it.\n\n  </TabItem>\n</Tabs>\n<Note />\n<TabItem\n  value=\"conda\"\n  label=\"Conda\"\n>\n<div>\nSee <Foo> here\n";
@@ -352,7 +409,7 @@ mod tests {
             c.text.lines().map(str::trim_end).collect::<Vec<_>>(),
             [
                 "",
-                "tab",
+                "  tab",
                 "",
                 "Run it.",
                 "",

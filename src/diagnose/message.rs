@@ -40,6 +40,8 @@ pub fn facts(message: &str) -> Vec<Fact> {
     for (before, after) in [
         ("Unsupported gpu architecture '", "'"),
         ("Value '", "' is not defined for option 'gpu-architecture'"),
+        // ptxas, handed an architecture it does not know.
+        ("Value '", "' is not defined for option 'gpu-name'"),
     ] {
         for name in between(&text, before, after) {
             if let Some(cc) = arch_capability(name) {
@@ -103,7 +105,7 @@ pub fn facts(message: &str) -> Vec<Fact> {
     }
     let range = "cuda capability supported by this version of PyTorch is (";
     for rest in after_each(&text, range) {
-        let Some((low, high)) = rest.split_once(") - (") else {
+        let Some((low, high)) = window(rest).split_once(") - (") else {
             continue;
         };
         let high = high.split(')').next().unwrap_or_default();
@@ -116,13 +118,24 @@ pub fn facts(message: &str) -> Vec<Fact> {
     out
 }
 
-/// Every text between `before` and the next `after`.
+/// Every text between `before` and the next `after`, close by.
 fn between<'t>(text: &'t str, before: &str, after: &str) -> Vec<&'t str> {
     after_each(text, before)
         .into_iter()
-        .filter_map(|rest| rest.find(after).map(|end| &rest[..end]))
+        .filter_map(|rest| window(rest).find(after).map(|end| &rest[..end]))
         .collect()
 }
+
+/// The start of `rest` where the rest of one message lies: looking no
+/// further keeps a paste of a million `Value '` quick.
+fn window(rest: &str) -> &str {
+    rest.char_indices()
+        .nth(WINDOW_CHARS)
+        .map_or(rest, |(at, _)| &rest[..at])
+}
+
+/// Longer than any name and closing words these messages have.
+const WINDOW_CHARS: usize = 120;
 
 /// The text after each occurrence of `phrase`.
 fn after_each<'t>(text: &'t str, phrase: &str) -> Vec<&'t str> {
@@ -145,7 +158,9 @@ fn arch_capability(name: &str) -> Option<String> {
         return None;
     }
     let (major, minor) = digits.split_at(digits.len() - 1);
-    Some(format!("{}.{minor}", major.trim_start_matches('0')))
+    // `compute_05` names no architecture.
+    let major = major.trim_start_matches('0');
+    (!major.is_empty()).then(|| format!("{major}.{minor}"))
 }
 
 /// `3.0.` or `12.0` → `3.0`, `12.0`.
@@ -232,6 +247,11 @@ mod tests {
             read("nvcc fatal   : Unsupported gpu architecture 'sm_90a'"),
             pairs(&[("message.arch", "9.0")])
         );
+        assert_eq!(
+            read("ptxas fatal   : Value 'sm_120' is not defined for option 'gpu-name'"),
+            pairs(&[("message.arch", "12.0")])
+        );
+        assert!(read("nvcc fatal   : Unsupported gpu architecture 'compute_05'").is_empty());
         // Not a number: nothing to compare.
         assert!(read("nvcc fatal   : Unsupported gpu architecture 'compute_native'").is_empty());
         assert!(read("nvcc fatal   : Unsupported gpu architecture 'compute_75+PTX'").is_empty());

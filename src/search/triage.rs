@@ -125,9 +125,13 @@ pub fn pick(lines: &[&str]) -> Vec<Picked> {
         let Some(category) = python_warning(lines[i]) else {
             continue;
         };
+        // A category alone on its line has its message below it, indented
+        // by torch up to 2.7 (`    Found GPU0 … which is of cuda capability
+        // 6.1.`): that is the message, not code.
         if let Some(k) = (i + 1..lines.len()).find(|&k| !lines[k].trim().is_empty())
             && indent(lines[k]) > indent(lines[i])
             && kinds[k] != LineKind::OwnWords
+            && !is_bare_warning(lines[i])
         {
             kinds[k] = LineKind::Noise;
         }
@@ -201,9 +205,15 @@ pub fn pick(lines: &[&str]) -> Vec<Picked> {
         }
         let mut words = vec![strip_markers(lines[i])];
         let mut end = i + 1;
+        // A warning's message is one paragraph: what follows a blank line
+        // is the program going on (`Epoch 1/10`).
+        let warning = is_bare_warning(lines[i]);
         for (k, line) in lines.iter().enumerate().skip(i + 1) {
             let text = strip_markers(line);
             if text.is_empty() {
+                if warning && words.len() > 1 {
+                    break;
+                }
                 continue;
             }
             if kinds[k] != LineKind::Plain || words.len() > MAX_BODY_LINES {
@@ -1234,6 +1244,33 @@ mod tests {
             );
             assert!(picked[0].line.contains("sm_50 sm_60"), "{picked:?}");
         }
+    }
+
+    /// torch up to 2.7 indents the message under a bare `UserWarning:`
+    /// (its old-GPU warning); the indented lines are the message, not the
+    /// code line Python prints under a warning. The message ends at the
+    /// blank line: the training output after it is not searched with it.
+    #[test]
+    fn an_indented_warning_message_is_searched_and_ends_at_a_blank_line() {
+        let lines = [
+            "UserWarning:",
+            "    Found GPU0 NVIDIA GeForce GTX 1080 Ti which is of cuda capability 6.1.",
+            "    PyTorch no longer supports this GPU because it is too old.",
+            "    The minimum cuda capability supported by this library is 7.5.",
+            "",
+            "  warnings.warn(",
+            "Epoch 1/10",
+            "loading checkpoint from /data/ckpt.pt",
+        ];
+        let picked = pick(&lines);
+        assert_eq!(picked.len(), 1, "{picked:?}");
+        assert!(
+            picked[0].line.contains("which is of cuda capability 6.1.")
+                && picked[0]
+                    .line
+                    .ends_with("supported by this library is 7.5."),
+            "{picked:?}"
+        );
     }
 
     /// The line of code Python prints under a warning (`  warnings.warn(`)
