@@ -423,6 +423,12 @@ fn a_pasted_capability_warning_is_judged_on_the_capabilities_it_states() {
         stdout[holds..].starts_with("HOLDS        The GPU is newer than the torch wheel"),
         "{stdout}"
     );
+    assert!(
+        stdout.contains(
+            "The message states: gpu.capability 12.0, torch.arch.min 5.0, torch.arch.max 9.0."
+        ),
+        "{stdout}"
+    );
     assert!(stdout.contains("gpu.capability 12.0"), "{stdout}");
     assert!(stdout.contains("torch.arch.max 9.0"), "{stdout}");
     assert!(

@@ -40,6 +40,8 @@ struct DiagnoseJson<'a> {
     holds: bool,
     /// The fix of the first cause that holds.
     fix: Option<String>,
+    /// What the message itself states, `fact value` (`gpu.capability 12.0`).
+    stated: Vec<String>,
     notes: Vec<String>,
 }
 
@@ -85,6 +87,10 @@ pub fn run(settings: &Settings, args: &DiagnoseArgs, options: &ProbeOptions) -> 
     };
     let ctx = ctx.with_message(&text);
     let diagnosis = diagnose::diagnose(sections, &ctx);
+    let stated: Vec<String> = diagnose::message::facts(&text)
+        .iter()
+        .map(|f| format!("{} {}", f.fact, f.value))
+        .collect();
     let notes: Vec<String> = findings
         .notes
         .iter()
@@ -101,6 +107,7 @@ pub fn run(settings: &Settings, args: &DiagnoseArgs, options: &ProbeOptions) -> 
                 causes: diagnosis.causes.clone(),
                 holds,
                 fix: diagnosis.first_holding().and_then(|c| c.fix.clone()),
+                stated,
                 notes,
             },
         )?;
@@ -108,7 +115,7 @@ pub fn run(settings: &Settings, args: &DiagnoseArgs, options: &ProbeOptions) -> 
         for note in &notes {
             say!("lore: warning: {note}");
         }
-        write_text(&mut out, &diagnosis, options, settings.color)?;
+        write_text(&mut out, &diagnosis, options, &stated, settings.color)?;
     }
     out.flush()?;
     Ok(if holds { EXIT_OK } else { EXIT_PROBLEMS })
@@ -118,6 +125,7 @@ fn write_text(
     out: &mut impl Write,
     diagnosis: &Diagnosis,
     options: &ProbeOptions,
+    stated: &[String],
     color: bool,
 ) -> std::io::Result<()> {
     let paint = |style: &str, s: &str| {
@@ -128,6 +136,10 @@ fn write_text(
         }
     };
     writeln!(out, "Probed {}.", sanitize(&options.describe()))?;
+    if !stated.is_empty() {
+        // Values read from the message's own words: digits and dots only.
+        writeln!(out, "The message states: {}.", stated.join(", "))?;
+    }
     writeln!(out, "Sections that list causes:")?;
     for s in &diagnosis.sections {
         writeln!(
