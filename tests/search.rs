@@ -1322,6 +1322,30 @@ fn a_missing_library_line_ranks_sections_about_that_library_first() {
     );
 }
 
+/// `No module named 'torch'`, pasted bare, is the flash-attn build-isolation
+/// failure the bundled knowledge explains under that very message; the
+/// section on `No module named 'mmcv._ext'` (another module Python could not
+/// import) had come first on its words and its many mentions of torch.
+#[test]
+fn a_missing_module_line_ranks_the_section_about_that_module_first() {
+    let index = shipped();
+    let hits = index.query("ModuleNotFoundError: No module named 'torch'", 5);
+    assert_eq!(
+        places(&hits)[0],
+        "cuda/30-cuda-extension-build-errors.md#modulenotfounderror-no-module-named-torch-while-pip-builds-flash-attn",
+        "{:#?}",
+        places(&hits)
+    );
+    let mmcv = places(&hits)
+        .iter()
+        .position(|p| p.ends_with("#modulenotfounderror-no-module-named-mmcv_ext"));
+    // Still found, below: the words are the same message's.
+    assert!(mmcv.is_some_and(|at| at > 0), "{:#?}", places(&hits));
+    // The mmcv line keeps its own section first.
+    let hits = index.query("ModuleNotFoundError: No module named 'mmcv._ext'", 5);
+    assert!(places(&hits)[0].ends_with("#modulenotfounderror-no-module-named-mmcv_ext"));
+}
+
 /// A `libcudart.so.10.1` line from an old package is the same failure as the
 /// `libcudart.so.11.0` one a section quotes: another major of the same
 /// library is not lowered the way another library is. The generic loader

@@ -168,7 +168,7 @@ pub fn section_causes<'d>(
 /// soname without a version (`libcupti.so`) matches any version of its
 /// library.
 pub fn names_another_soname(heading: &str, query: &str) -> bool {
-    soname::names_only_others(heading, &soname::sonames(query))
+    soname::names_only_others(heading, &soname::subjects(query))
 }
 
 /// Judges one cause: its check evaluated, or unknown without one.

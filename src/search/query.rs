@@ -145,9 +145,9 @@ pub fn parse(input: &str) -> ParsedQuery {
         clean_line(input)
     };
     query.libraries = if query.pasted {
-        super::soname::sonames(&query.searched.join("\n"))
+        super::soname::subjects(&query.searched.join("\n"))
     } else {
-        super::soname::sonames(input)
+        super::soname::subjects(input)
     };
 
     // Filters: whole whitespace-separated words `kind:K` or `path:P`, typed

@@ -17,7 +17,7 @@ use crate::corpus::{Document, Kind, causes};
 
 /// Bumped whenever the schema, the tokenizer or what goes into a field
 /// changes: an index built by another version is rebuilt, never misread.
-pub const SCHEMA_VERSION: u32 = 10;
+pub const SCHEMA_VERSION: u32 = 11;
 
 /// The `heading_libs` value of every section whose heading names a shared
 /// library (no library's name starts with `*`).
@@ -410,7 +410,7 @@ pub fn tantivy_documents(doc: &Document, fields: &Fields) -> Vec<TantivyDocument
             if is_sources_heading(&s.heading) && !s.anchor.is_empty() {
                 d.add_text(fields.role, SOURCES_ROLE);
             }
-            let libraries = super::soname::sonames(&s.heading);
+            let libraries = super::soname::subjects(&s.heading);
             if !libraries.is_empty() {
                 d.add_text(fields.heading_libs, NAMES_LIBRARIES);
             }

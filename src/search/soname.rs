@@ -47,10 +47,43 @@ pub fn sonames(text: &str) -> Vec<Soname> {
         .collect()
 }
 
-/// Whether `heading` names shared libraries and none of them is one of
-/// `wanted` (the query's) at its major version: the section explains
-/// another message. False when either names none. `lore diagnose` takes no
-/// causes from such a section.
+/// What a message is about by name: the shared libraries it names
+/// ([`sonames`]) and the Python modules Python could not import (`No
+/// module named 'torch'` gives `py:torch`, a name no soname has). A message
+/// about one is not explained by a section about another: `No module named
+/// 'mmcv._ext'` is another failure than `No module named 'torch'`.
+pub fn subjects(text: &str) -> Vec<Soname> {
+    let mut found = sonames(text);
+    found.extend(modules(text));
+    found
+}
+
+/// The modules of `No module named 'X'` (or `X` unquoted, as Python 2 and
+/// `ImportError` print it) in `text`.
+fn modules(text: &str) -> Vec<Soname> {
+    text.match_indices("No module named ")
+        .filter_map(|(at, phrase)| {
+            let rest = &text[at + phrase.len()..];
+            let rest = rest.strip_prefix(['\'', '"']).unwrap_or(rest);
+            let name: &str = &rest[..rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+                .unwrap_or(rest.len())];
+            let name = name.trim_end_matches('.');
+            (!name.is_empty()).then(|| Soname {
+                lib: format!("{MODULE_PREFIX}{name}"),
+                version: String::new(),
+            })
+        })
+        .collect()
+}
+
+/// How a Python module is told from a library among a text's subjects.
+const MODULE_PREFIX: &str = "py:";
+
+/// Whether `heading` names shared libraries or modules and none of them is
+/// one of `wanted` (the query's [`subjects`]) at its major version: the
+/// section explains another message. False when either names none. `lore
+/// diagnose` takes no causes from such a section.
 pub fn names_only_others(heading: &str, wanted: &[Soname]) -> bool {
     names_none_of(heading, wanted, Soname::matches)
 }
@@ -63,7 +96,7 @@ fn names_none_of(
     if wanted.is_empty() {
         return false;
     }
-    let named = sonames(heading);
+    let named = subjects(heading);
     !named.is_empty() && !named.iter().any(|n| wanted.iter().any(|w| same(n, w)))
 }
 
@@ -101,6 +134,26 @@ mod tests {
                 version: String::new()
             }
         );
+    }
+
+    #[test]
+    fn a_module_python_could_not_import_is_a_subject() {
+        let wanted = subjects("ModuleNotFoundError: No module named 'torch'");
+        assert_eq!(wanted[0].lib, "py:torch");
+        assert!(names_only_others(
+            "ModuleNotFoundError: No module named 'mmcv._ext'",
+            &wanted
+        ));
+        assert!(!names_only_others(
+            "ModuleNotFoundError: No module named 'torch' while pip builds flash-attn",
+            &wanted
+        ));
+        assert!(!names_only_others("Building flash-attn", &wanted));
+        assert_eq!(
+            subjects("ImportError: No module named ninja.")[0].lib,
+            "py:ninja"
+        );
+        assert!(subjects("No module named ''").is_empty());
     }
 
     #[test]
