@@ -96,7 +96,10 @@ fn diagnose_message(s: &Shipped, message: &str, options: &ProbeOptions) -> diagn
     let hits = s.index.query_parsed(&parsed, 10);
     let sections = diagnose::section_causes(&hits, message, |path| s.corpus.get(path));
     let (_, ctx) = diagnose::probe_context(options).expect("the fixture probes");
-    diagnose::diagnose(sections, &ctx.with_message(message))
+    diagnose::diagnose(
+        sections,
+        &ctx.with_stated(&diagnose::message::facts(message)),
+    )
 }
 
 fn describe(d: &diagnose::Diagnosis) -> String {

@@ -119,6 +119,22 @@ fn ctrl_d_judges_a_pasted_warning_on_the_capabilities_it_states() {
         judged.causes[0].1.contains("newer than the torch wheel"),
         "{judged:?}"
     );
+
+    // Another paste is judged on what it states, not on the last one's
+    // facts: a wheel built up to sm_120 carries code for this GPU.
+    a.update(Action::Search);
+    a.update(Action::ClearInput);
+    a.update(Action::Paste(
+        "UserWarning:\nNVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.\nThe current PyTorch install supports CUDA capabilities sm_75 sm_80 sm_90 sm_120.\n".into(),
+    ));
+    let _ = common::pump(&mut a, &index);
+    let judged = a.search.causes.clone().expect("the first hit lists causes");
+    let newer = judged
+        .causes
+        .iter()
+        .find(|(_, t)| t.contains("newer than the torch wheel"))
+        .expect("the cause is listed");
+    assert_eq!(newer.0, Some(Verdict::RuledOut), "{judged:?}");
 }
 
 #[test]

@@ -85,9 +85,9 @@ pub fn run(settings: &Settings, args: &DiagnoseArgs, options: &ProbeOptions) -> 
             return Ok(EXIT_USAGE);
         }
     };
-    let ctx = ctx.with_message(&text);
-    let diagnosis = diagnose::diagnose(sections, &ctx);
-    let stated: Vec<String> = diagnose::message::facts(&text)
+    let stated = diagnose::message::facts(&text);
+    let diagnosis = diagnose::diagnose(sections, &ctx.with_stated(&stated));
+    let stated: Vec<String> = stated
         .iter()
         .map(|f| format!("{} {}", f.fact, f.value))
         .collect();

@@ -80,7 +80,7 @@ pub struct Context {
     root: Option<Root>,
     live: bool,
     dockerfile: bool,
-    /// Whether the facts a message states were added (`with_message`).
+    /// Whether the facts a message states were added (`with_stated`).
     message: bool,
 }
 
@@ -111,11 +111,11 @@ impl Context {
         }
     }
 
-    /// These facts and the ones `message` states (`diagnose::message`):
-    /// a pasted log speaks for the place it was printed, so its values sit
-    /// beside the probes', with the message as their evidence.
-    pub fn with_message(mut self, message: &str) -> Context {
-        self.facts.extend(super::message::facts(message));
+    /// These facts and the ones a message states (`diagnose::message::facts`
+    /// of it): a pasted log speaks for the place it was printed, so its
+    /// values sit beside the probes', with the message as their evidence.
+    pub fn with_stated(mut self, stated: &[Fact]) -> Context {
+        self.facts.extend_from_slice(stated);
         self.message = true;
         self
     }

@@ -69,6 +69,10 @@ pub struct Search {
     pub causes: Option<HitCauses>,
     /// The facts of the last probe run for causes.
     pub checked: Option<Arc<Context>>,
+    /// `checked` with the facts the query answered states (`answered`,
+    /// then the context), made once per probe run and query, not on every
+    /// move of the selection.
+    judging: Option<(String, Arc<Context>)>,
     /// The probes are running for causes.
     pub probing: bool,
 }
@@ -89,6 +93,7 @@ impl Default for Search {
             recalled: None,
             causes: None,
             checked: None,
+            judging: None,
             probing: false,
         }
     }
@@ -144,15 +149,12 @@ impl App {
             return;
         };
         let (path, anchor) = (first.path.clone(), first.anchor.clone());
-        let causes = match &self.search.checked {
-            Some(ctx) => diagnose::diagnose(
-                sections,
-                &ctx.as_ref().clone().with_message(&self.search.answered),
-            )
-            .causes
-            .into_iter()
-            .map(|c| (Some(c.evaluation.verdict), c.text))
-            .collect(),
+        let causes = match self.judging_context() {
+            Some(ctx) => diagnose::diagnose(sections, &ctx)
+                .causes
+                .into_iter()
+                .map(|c| (Some(c.evaluation.verdict), c.text))
+                .collect(),
             None => sections
                 .into_iter()
                 .flat_map(|s| s.causes.into_iter().map(|c| (None, c.text)))
@@ -165,6 +167,22 @@ impl App {
         });
     }
 
+    /// The probed facts with those the answered query states, as `lore
+    /// diagnose` judges them; `None` before the probes have run.
+    fn judging_context(&mut self) -> Option<Arc<Context>> {
+        let probed = Arc::clone(self.search.checked.as_ref()?);
+        let search = &mut self.search;
+        match &search.judging {
+            Some((query, _)) if *query == search.answered => {}
+            _ => {
+                let stated = diagnose::message::facts(&search.answered);
+                let ctx = Arc::new(probed.as_ref().clone().with_stated(&stated));
+                search.judging = Some((search.answered.clone(), ctx));
+            }
+        }
+        search.judging.as_ref().map(|(_, ctx)| Arc::clone(ctx))
+    }
+
     /// The probes answered for causes: keep the facts, judge the causes on
     /// screen.
     pub(super) fn causes_probed(&mut self, result: Result<Arc<Context>, String>) {
@@ -172,6 +190,7 @@ impl App {
         match result {
             Ok(ctx) => {
                 self.search.checked = Some(ctx);
+                self.search.judging = None;
                 self.refresh_causes();
                 let text = match &self.search.causes {
                     Some(c) => {
