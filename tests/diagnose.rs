@@ -95,7 +95,8 @@ fn diagnose_message(s: &Shipped, message: &str, options: &ProbeOptions) -> diagn
     s.vocabulary.expand(&mut parsed);
     let hits = s.index.query_parsed(&parsed, 10);
     let sections = diagnose::section_causes(&hits, message, |path| s.corpus.get(path));
-    let (_, ctx) = diagnose::probe_context(options).expect("the fixture probes");
+    let named = diagnose::message::python_envs(message);
+    let (_, ctx) = diagnose::probe_context_naming(options, &named).expect("the fixture probes");
     diagnose::diagnose(
         sections,
         &ctx.with_stated(&diagnose::message::facts(message)),
@@ -482,6 +483,121 @@ fn nvcc_refusing_compute_120_in_a_cuda_12_4_image_is_too_old_for_it() {
     assert!(!stdout.contains("HOLDS"), "{stdout}");
     assert!(
         stdout.contains("message.arch: the message names none"),
+        "{stdout}"
+    );
+}
+
+/// Python run by its absolute path from a venv that `PATH` does not name and
+/// no search finds (seen on an H200: `/opt/torch/.venv/bin/python3 ext.py`
+/// with `PATH=/usr/bin:/bin`): the traceback's paths lead the probes there,
+/// so the cause "pip-installed into a venv whose bin/ is not on PATH" can
+/// hold. Without the traceback, the same root leaves it unknown.
+#[test]
+fn a_venv_only_the_traceback_names_is_probed_and_its_cause_holds() {
+    let home = common::home();
+    let tmp = tempfile::tempdir().unwrap();
+    write_root(tmp.path(), &["os", "venv-data-torch-ninja"]);
+    let traceback = "Traceback (most recent call last):\r\n  File \"/data/envs/build/lib/python3.12/site-packages/torch/utils/cpp_extension.py\", line 2448, in verify_ninja_availability\r\n    raise RuntimeError(\"Ninja is required to load C++ extensions (pip install ninja to get it)\")\r\nRuntimeError: Ninja is required to load C++ extensions (pip install ninja to get it)\r\n";
+    let run = |message: &str| {
+        common::lore(&home)
+            .args(["diagnose", "--color", "never", "--root"])
+            .arg(tmp.path())
+            .arg(message)
+            .output()
+            .unwrap()
+    };
+    let out = run(traceback);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("Also probed, as the message's paths lead there:")
+            && stdout.contains("data/envs/build"),
+        "{stdout}"
+    );
+    let holds = stdout.find("Holds here:").expect(&stdout);
+    assert!(
+        stdout[holds..]
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.contains("venv whose bin/ is not on PATH")),
+        "{stdout}"
+    );
+    assert!(stdout.contains("ninja-1.13.0.dist-info"), "{stdout}");
+
+    // The last line alone names no environment: nothing to find ninja in.
+    let out =
+        run("RuntimeError: Ninja is required to load C++ extensions (pip install ninja to get it)");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(!stdout.contains("Also probed"), "{stdout}");
+
+    // --json lists the environment probed because the message named it.
+    let out = common::lore(&home)
+        .args(["diagnose", "--json", "--root"])
+        .arg(tmp.path())
+        .arg(traceback)
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let named = json["named"].as_array().expect("named");
+    assert_eq!(named.len(), 1, "{json}");
+    assert!(
+        named[0].as_str().unwrap().ends_with("data/envs/build"),
+        "{json}"
+    );
+}
+
+/// `RuntimeError: No CUDA GPUs are available` with the device mask in the
+/// environment `lore diagnose` runs in, on this machine (as provoked on an
+/// H200: `CUDA_VISIBLE_DEVICES=` and `=1` on a one-GPU machine, `=all`).
+/// An empty mask and `all` hide every GPU whatever the machine has; unset,
+/// both causes are ruled out. Before the causes block, the search's first
+/// section listed none and `no kernel image` causes were judged instead.
+#[test]
+fn no_cuda_gpus_is_judged_on_the_device_mask_of_the_environment() {
+    let home = common::home();
+    let message = "  File \"/srv/venv/lib/python3.12/site-packages/torch/cuda/__init__.py\", line 478, in _lazy_init\n    torch._C._cuda_init()\nRuntimeError: No CUDA GPUs are available\n";
+    let run = |mask: Option<&str>| {
+        let mut cmd = common::lore(&home);
+        cmd.args(["diagnose", "--color", "never", message])
+            .env_remove("NVIDIA_VISIBLE_DEVICES");
+        match mask {
+            Some(m) => cmd.env("CUDA_VISIBLE_DEVICES", m),
+            None => cmd.env_remove("CUDA_VISIBLE_DEVICES"),
+        };
+        let out = cmd.output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+        )
+    };
+    let first_holding = |stdout: &str| {
+        let at = stdout.find("Holds here:")?;
+        stdout[at..].lines().nth(1).map(str::to_string)
+    };
+
+    let (code, stdout) = run(Some(""));
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(
+        first_holding(&stdout)
+            .is_some_and(|l| l.contains("CUDA_VISIBLE_DEVICES leaves CUDA no GPU")),
+        "{stdout}"
+    );
+    assert!(stdout.contains("gpu.visible 0"), "{stdout}");
+
+    let (code, stdout) = run(Some("all"));
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(
+        first_holding(&stdout).is_some_and(|l| l.contains("CUDA_VISIBLE_DEVICES=all (or none)")),
+        "{stdout}"
+    );
+
+    let (code, stdout) = run(None);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("RULED OUT") && l.contains("leaves CUDA no GPU")),
         "{stdout}"
     );
 }

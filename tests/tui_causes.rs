@@ -64,7 +64,7 @@ fn a_hit_with_causes_shows_them_and_ctrl_d_judges_them_as_the_cli_does() {
     let action = a.action_for_key(key).expect("ctrl-d is bound in search");
     assert_eq!(action, Action::Probe);
     a.update(action);
-    assert_eq!(a.take_effects(), vec![Effect::ProbeCauses]);
+    assert_eq!(a.take_effects(), vec![Effect::ProbeCauses(Vec::new())]);
     assert!(a.search.probing);
 
     // The worker answers with the facts of the root.
@@ -144,4 +144,29 @@ fn the_help_lists_the_probe_key_of_the_search_screen() {
         && b.action == Action::Probe
         && b.key == Key::parse("ctrl-d").unwrap()
         && b.description.contains("causes")));
+}
+
+/// `Ctrl-d` on a pasted traceback asks the worker to probe the Python
+/// environment the traceback's paths lead into, as `lore diagnose` does
+/// (a venv run by its absolute path, which `PATH` does not name).
+#[test]
+fn ctrl_d_on_a_traceback_probes_the_environment_its_paths_name() {
+    let mut a = common::shipped_app(Theme::plain(), 120, 40);
+    let index = common::ready_index(&mut a);
+    a.update(Action::Search);
+    a.update(Action::Paste(
+        "  File \"/data/envs/build/lib/python3.12/site-packages/torch/utils/cpp_extension.py\", line 2448, in verify_ninja_availability\nRuntimeError: Ninja is required to load C++ extensions".into(),
+    ));
+    let _ = common::pump(&mut a, &index);
+    a.update(Action::Probe);
+    let effects = a.take_effects();
+    let named = effects
+        .iter()
+        .find_map(|e| match e {
+            Effect::ProbeCauses(named) => Some(named.clone()),
+            _ => None,
+        })
+        .expect("the probe is asked for");
+    assert_eq!(named.len(), 1, "{named:?}");
+    assert_eq!(named[0].prefix, "/data/envs/build");
 }

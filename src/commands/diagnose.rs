@@ -42,6 +42,9 @@ struct DiagnoseJson<'a> {
     fix: Option<String>,
     /// What the message itself states, `fact value` (`gpu.capability 12.0`).
     stated: Vec<String>,
+    /// Python environments the message names by a path (a traceback's
+    /// `File "…/site-packages/…"`) that were probed too: their prefixes.
+    named: Vec<String>,
     notes: Vec<String>,
 }
 
@@ -78,7 +81,8 @@ pub fn run(settings: &Settings, args: &DiagnoseArgs, options: &ProbeOptions) -> 
         }
         return Ok(EXIT_PROBLEMS);
     }
-    let (findings, ctx) = match diagnose::probe_context(options) {
+    let named = diagnose::message::python_envs(&text);
+    let (findings, ctx) = match diagnose::probe_context_naming(options, &named) {
         Ok(found) => found,
         Err(err) => {
             say!("lore: error: {}", sanitize(&err.to_string()));
@@ -90,6 +94,14 @@ pub fn run(settings: &Settings, args: &DiagnoseArgs, options: &ProbeOptions) -> 
     let stated: Vec<String> = stated
         .iter()
         .map(|f| format!("{} {}", f.fact, f.value))
+        .collect();
+    // Those that exist where the probes looked, as found.
+    let named: Vec<String> = findings
+        .root
+        .iter()
+        .flat_map(|r| &r.python_envs)
+        .filter(|e| e.named_by_message())
+        .map(|e| e.prefix.clone())
         .collect();
     let notes: Vec<String> = findings
         .notes
@@ -108,6 +120,7 @@ pub fn run(settings: &Settings, args: &DiagnoseArgs, options: &ProbeOptions) -> 
                 holds,
                 fix: diagnosis.first_holding().and_then(|c| c.fix.clone()),
                 stated,
+                named,
                 notes,
             },
         )?;
@@ -115,7 +128,14 @@ pub fn run(settings: &Settings, args: &DiagnoseArgs, options: &ProbeOptions) -> 
         for note in &notes {
             say!("lore: warning: {note}");
         }
-        write_text(&mut out, &diagnosis, options, &stated, settings.color)?;
+        write_text(
+            &mut out,
+            &diagnosis,
+            options,
+            &stated,
+            &named,
+            settings.color,
+        )?;
     }
     out.flush()?;
     Ok(if holds { EXIT_OK } else { EXIT_PROBLEMS })
@@ -126,6 +146,7 @@ fn write_text(
     diagnosis: &Diagnosis,
     options: &ProbeOptions,
     stated: &[String],
+    named: &[String],
     color: bool,
 ) -> std::io::Result<()> {
     let paint = |style: &str, s: &str| {
@@ -139,6 +160,14 @@ fn write_text(
     if !stated.is_empty() {
         // Values read from the message's own words: digits and dots only.
         writeln!(out, "The message states: {}.", stated.join(", "))?;
+    }
+    if !named.is_empty() {
+        let named: Vec<String> = named.iter().map(|p| inline(p)).collect();
+        writeln!(
+            out,
+            "Also probed, as the message's paths lead there: {}.",
+            named.join(", ")
+        )?;
     }
     writeln!(out, "Sections that list causes:")?;
     for s in &diagnosis.sections {

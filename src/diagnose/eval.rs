@@ -798,7 +798,16 @@ fn present_test(name: &str, ctx: &Context) -> Evaluation {
 /// Probes what `options` name and makes the context; `Err` when the root or
 /// Dockerfile cannot be opened at all.
 pub fn probe_context(options: &ProbeOptions) -> Result<(Findings, Context), probe::ProbeError> {
-    let findings = probe::run(options)?;
+    probe_context_naming(options, &[])
+}
+
+/// `probe_context`, with the Python environments a message names
+/// ([`super::message::python_envs`]) probed too.
+pub fn probe_context_naming(
+    options: &ProbeOptions,
+    named: &[probe::NamedEnv],
+) -> Result<(Findings, Context), probe::ProbeError> {
+    let findings = probe::run_naming(options, named)?;
     let ctx = Context::new(&findings, options);
     Ok((findings, ctx))
 }

@@ -16,8 +16,88 @@
 //!   this version of PyTorch is (7.0) - (12.0)` (2.8 to 2.10).
 //! - nvcc: `Unsupported gpu architecture 'compute_120'`, and older nvcc's
 //!   `Value 'sm_30' is not defined for option 'gpu-architecture'`.
+//!
+//! A message also names places: a traceback's `File "…/site-packages/…"`
+//! lines lead into the Python environment the program ran in, which the
+//! probes are then asked to read too ([`python_envs`]).
 
-use crate::probe::Fact;
+use crate::probe::{Fact, NamedEnv};
+
+/// Python environments taken from one message, at most.
+const MAX_NAMED_ENVS: usize = 8;
+/// Linux's `PATH_MAX`: a longer run of characters is not a path.
+const PATH_MAX: usize = 4096;
+
+/// The Python environments `message` names by an absolute path into one of
+/// their site folders (a traceback's `File "/opt/app/.venv/lib/python3.12/
+/// site-packages/torch/…"`, a compiler's `-isystem …/site-packages/torch/
+/// include`), each once, in the order named; at most `MAX_NAMED_ENVS`.
+/// Only `PREFIX/lib/pythonX.Y/site-packages` (and `lib64`, Debian's
+/// `dist-packages`) shapes count: the prefix is the environment.
+pub fn python_envs(message: &str) -> Vec<NamedEnv> {
+    let mut out: Vec<NamedEnv> = Vec::new();
+    for (i, line) in message.lines().enumerate() {
+        for folder in ["/site-packages", "/dist-packages"] {
+            for (at, _) in line.match_indices(folder) {
+                let end = at + folder.len();
+                let closed = line[end..]
+                    .chars()
+                    .next()
+                    .is_none_or(|c| c == '/' || ends_path(c));
+                // A path is at most PATH_MAX long: the look back is bounded,
+                // so a hostile line of such folders stays linear.
+                let mut window = at.saturating_sub(PATH_MAX);
+                while !line.is_char_boundary(window) {
+                    window -= 1;
+                }
+                let start = match line[window..at].rfind(ends_path) {
+                    Some(p) => window + p + 1,
+                    None if window == 0 => 0,
+                    None => continue,
+                };
+                let site = &line[start..end];
+                let Some(prefix) = closed.then(|| env_prefix(site)).flatten() else {
+                    continue;
+                };
+                if out.len() < MAX_NAMED_ENVS && !out.iter().any(|n| n.prefix == prefix) {
+                    out.push(NamedEnv {
+                        prefix,
+                        site: site.to_string(),
+                        line: i + 1,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Characters that end a path in a log line: space, quotes, and the
+/// separators of `-isystem=…`, `PATH`-like lists and Python's reprs.
+fn ends_path(c: char) -> bool {
+    c.is_whitespace()
+        || matches!(
+            c,
+            '"' | '\'' | '`' | '=' | ':' | ',' | '(' | ')' | '[' | ']'
+        )
+}
+
+/// `/opt/app/.venv/lib/python3.12/site-packages` → `/opt/app/.venv`; `None`
+/// for any other shape (a relative path, `..`, no `lib/python*`).
+fn env_prefix(site: &str) -> Option<String> {
+    if !site.starts_with('/') || site.split('/').any(|c| c == ".." || c == ".") {
+        return None;
+    }
+    let (lib_python, _) = site.rsplit_once('/')?;
+    let (lib, python) = lib_python.rsplit_once('/')?;
+    if !python.starts_with("python") {
+        return None;
+    }
+    let prefix = lib
+        .strip_suffix("/lib")
+        .or_else(|| lib.strip_suffix("/lib64"))?;
+    Some(if prefix.is_empty() { "/" } else { prefix }.to_string())
+}
 
 /// The facts `message` states, each with the words it was read from.
 pub fn facts(message: &str) -> Vec<Fact> {
@@ -174,6 +254,45 @@ fn capability(word: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_traceback_names_the_environment_it_ran_in() {
+        // Python run by its absolute path, from a venv PATH does not name.
+        let log = "Traceback (most recent call last):\r\n  File \"/tmp/work/ext.py\", line 15, in <module>\r\n  File \"/opt/torch/.venv/lib/python3.12/site-packages/torch/utils/cpp_extension.py\", line 2174, in load_inline\r\nRuntimeError: Ninja is required to load C++ extensions (pip install ninja to get it)\r\n";
+        let named = python_envs(log);
+        assert_eq!(named.len(), 1, "{named:?}");
+        assert_eq!(named[0].prefix, "/opt/torch/.venv");
+        assert_eq!(
+            named[0].site,
+            "/opt/torch/.venv/lib/python3.12/site-packages"
+        );
+        assert_eq!(named[0].line, 3);
+    }
+
+    #[test]
+    fn compiler_flags_conda_debian_and_odd_shapes() {
+        let named = python_envs(
+            "g++ -isystem /home/u/miniconda3/envs/b/lib/python3.10/site-packages/torch/include -c x.cpp\n\
+             File \"/usr/lib/python3/dist-packages/pkg_resources/__init__.py\", line 1\n\
+             -isystem=/home/u/miniconda3/envs/b/lib/python3.10/site-packages/torch/include/api\n\
+             C:\\venv\\lib\\site-packages\\torch\\x.py /srv/x/site-packages/y relative/lib/python3/site-packages/z\n\
+             /a/lib/python3.11/site-packagesfoo /b/../lib/python3.11/site-packages/c",
+        );
+        let prefixes: Vec<&str> = named.iter().map(|n| n.prefix.as_str()).collect();
+        assert_eq!(prefixes, ["/home/u/miniconda3/envs/b", "/usr"]);
+        assert_eq!(named[1].line, 2);
+    }
+
+    #[test]
+    fn at_most_eight_environments_from_a_hostile_paste() {
+        let paste: String = (0..1000)
+            .map(|i| format!("File \"/e{i}/lib/python3.12/site-packages/m.py\"\n"))
+            .collect();
+        assert_eq!(python_envs(&paste).len(), MAX_NAMED_ENVS);
+        // One line of 1 MB of folders with nothing between them.
+        let line = "/lib/python3.12/site-packages".repeat(36_000);
+        assert!(python_envs(&line).len() <= MAX_NAMED_ENVS);
+    }
 
     fn read(message: &str) -> Vec<(String, String)> {
         facts(message)

@@ -12,7 +12,7 @@ pub mod message;
 
 use serde::Serialize;
 
-pub use eval::{Context, Evaluation, Verdict, evaluate, probe_context};
+pub use eval::{Context, Evaluation, Verdict, evaluate, probe_context, probe_context_naming};
 
 use crate::corpus::causes::{self, Cause, CauseBlock};
 use crate::corpus::{Document, Section};

@@ -76,6 +76,9 @@ pub(super) fn probe(
         if let Some(list) = env("TORCH_CUDA_ARCH_LIST") {
             arch_range(&list, "environment: TORCH_CUDA_ARCH_LIST", &mut out);
         }
+        if let (Some(mask), Some((root, _))) = (env("CUDA_VISIBLE_DEVICES"), root) {
+            visible_gpus(root, &mask, &mut out);
+        }
     }
     if let Some(file) = dockerfile {
         from_dockerfile(file, &mut out);
@@ -159,6 +162,63 @@ fn machine(root: &Root, facts: &RootFacts, out: &mut Vec<Fact>, notes: &mut Vec<
         }
     }
     driver_userspace(root, out, notes);
+}
+
+/// `gpu.visible`: how many GPUs `CUDA_VISIBLE_DEVICES` leaves to CUDA, where
+/// that can be told: the GPUs are the `/dev/nvidiaN` device nodes (a
+/// container holds only those it was given).
+fn visible_gpus(root: &Root, mask: &str, out: &mut Vec<Fact>) {
+    let nodes = root.list("/dev", MAX_ENTRIES).ok().map(|listing| {
+        listing
+            .names
+            .iter()
+            .filter(|n| {
+                n.strip_prefix("nvidia")
+                    .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+            })
+            .count()
+    });
+    if let Some(count) = visible_count(mask, nodes) {
+        let mut evidence = vec![format!("environment: CUDA_VISIBLE_DEVICES={mask}")];
+        if let Some(n) = nodes {
+            evidence.push(format!(
+                "{}: {n} GPU device nodes (nvidiaN)",
+                root.show("/dev")
+            ));
+        }
+        out.push(Fact {
+            fact: "gpu.visible",
+            value: count.to_string(),
+            evidence,
+        });
+    }
+}
+
+/// The GPUs CUDA enumerates under the mask `CUDA_VISIBLE_DEVICES=mask` with
+/// `nodes` GPUs present, as the CUDA Programming Guide describes the
+/// variable: a comma-separated list of indices or `GPU-`/`MIG-` UUIDs, read
+/// up to its first invalid entry (`0,2,-1,1` shows devices 0 and 2). `None`
+/// where that cannot be told from files: a UUID (matched against the
+/// driver's GPUs), an index with no device nodes to count (no driver here,
+/// or `/dev` unreadable: then the mask is not what hides the GPUs).
+fn visible_count(mask: &str, nodes: Option<usize>) -> Option<usize> {
+    let mut count = 0;
+    for entry in mask.split(',') {
+        let entry = entry.trim();
+        if entry.starts_with("GPU-") || entry.starts_with("MIG-") {
+            return None;
+        }
+        if entry.is_empty() || !entry.bytes().all(|b| b.is_ascii_digit()) {
+            // Empty, `-1`, `all`, `none`: not an index; the list ends here.
+            break;
+        }
+        match (entry.parse::<usize>(), nodes) {
+            (_, None | Some(0)) => return None,
+            (Ok(index), Some(n)) if index < n => count += 1,
+            _ => break,
+        }
+    }
+    Some(count)
 }
 
 /// A file's text if it is there; missing is silent.
@@ -780,6 +840,24 @@ fn arch_list(value: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_gpus_cuda_visible_devices_leaves() {
+        // Seen on an H200 (one GPU): "" and "1" both gave "No CUDA GPUs are available".
+        assert_eq!(visible_count("", Some(1)), Some(0));
+        assert_eq!(visible_count("1", Some(1)), Some(0));
+        assert_eq!(visible_count("0", Some(1)), Some(1));
+        assert_eq!(visible_count("-1", None), Some(0));
+        assert_eq!(visible_count("all", Some(8)), Some(0));
+        // The Programming Guide's example: the list ends at -1.
+        assert_eq!(visible_count("0,2,-1,1", Some(4)), Some(2));
+        assert_eq!(visible_count(" 0, 1", Some(2)), Some(2));
+        // Not told: UUIDs, and indices with no device nodes to count.
+        assert_eq!(visible_count("GPU-8e3d1f2a", Some(1)), None);
+        assert_eq!(visible_count("0,MIG-1a2b", Some(1)), None);
+        assert_eq!(visible_count("0", None), None);
+        assert_eq!(visible_count("3", Some(0)), None);
+    }
 
     #[test]
     fn driver_to_cuda_major() {

@@ -18,6 +18,8 @@
 //!   folders deep and `SEARCH_ENTRIES` folder entries in all, never into
 //!   conda's package cache (`pkgs`, unpacked packages that are not
 //!   environments) or through a symlink.
+//! - Named by a pasted message (`lore diagnose`): the prefix of each site
+//!   folder its paths lead into, as the program that failed ran there.
 //!
 //! `python3` on the machine is the first `$PATH` folder holding it. A venv
 //! (a `pyvenv.cfg` beside its folder) imports from its own site-packages,
@@ -100,6 +102,31 @@ pub struct PythonOnPath {
     /// The torch it imports: the first of `sites` holding
     /// `torch/version.py` (its torch folder, as shown), with evidence.
     pub torch: Option<Found<String>>,
+}
+
+/// A Python environment named from outside the probe: a pasted message's
+/// path into it (`File "/opt/app/.venv/lib/python3.12/site-packages/torch/…"`
+/// in a traceback). The program that failed ran there, though `PATH` may
+/// not lead to it (Python run by its absolute path) and it may sit where no
+/// search looks (`/data/envs/build`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamedEnv {
+    /// The environment's prefix: `/opt/app/.venv`.
+    pub prefix: String,
+    /// The site folder named, as named: `/opt/app/.venv/lib/python3.12/site-packages`.
+    pub site: String,
+    /// The line of the message that names it, from 1.
+    pub line: usize,
+}
+
+/// How an environment's `found_by` says a message named it.
+pub const NAMED_BY_MESSAGE: &str = "named by the message";
+
+impl PythonEnv {
+    /// Whether a pasted message named this environment (`NamedEnv`).
+    pub fn named_by_message(&self) -> bool {
+        self.found_by.iter().any(|f| f.contains(NAMED_BY_MESSAGE))
+    }
 }
 
 /// The environments found, in the order found, each once.
@@ -240,10 +267,16 @@ fn parent(path: &str) -> &str {
 pub(super) fn find(
     root: &Root,
     env: Option<&Environment>,
+    named: &[NamedEnv],
     notes: &mut Vec<Note>,
 ) -> (Vec<PythonEnv>, Option<PythonOnPath>) {
     let mut envs = Envs::new();
     let on_path = env.and_then(|env| from_environment(root, env, &mut envs, notes));
+    // One the system also finds only gains this evidence.
+    for n in named {
+        let by = format!("{} {NAMED_BY_MESSAGE}, line {}", n.site, n.line);
+        envs.add(root, &n.prefix, by, notes);
+    }
     let home = env.and_then(|env| env.get("HOME"));
     usual_places(root, home, &mut envs, notes);
     if env.is_none() {

@@ -35,7 +35,7 @@ pub use dockerfile::{
     Install, InstallTool, NEED_TORCH, Stage, TorchRoute, Via, classify, parse_dockerfile,
     read_piped,
 };
-pub use envs::{PythonEnv, PythonOnPath};
+pub use envs::{NamedEnv, PythonEnv, PythonOnPath};
 pub use names::{
     ENV_NAMES, ENV_PREFIX, FACT_NAMES, FactName, Many, Scope, closest, env_name, fact_name,
     is_fact_name,
@@ -281,17 +281,31 @@ pub enum ProbeError {
 /// root or Dockerfile that cannot be opened at all is an error. On the
 /// machine the process environment is read too; an image has none.
 pub fn run(options: &ProbeOptions) -> Result<Findings, ProbeError> {
+    run_naming(options, &[])
+}
+
+/// `run`, with Python environments named from elsewhere (by the paths of a
+/// pasted message: `lore diagnose`) probed beside those the system finds.
+pub fn run_naming(options: &ProbeOptions, named: &[NamedEnv]) -> Result<Findings, ProbeError> {
     let live = options
         .root_dir()
         .and_then(|d| std::fs::canonicalize(d).ok())
         .is_some_and(|d| d == Path::new("/"));
     let env = live.then(Environment::of_process);
-    run_with(options, env.as_ref())
+    probe_all(options, env.as_ref(), named)
 }
 
 /// `run` with the process environment given: `None` for an unpacked image,
 /// or the variables a machine laid out like `--root` would have.
 pub fn run_with(options: &ProbeOptions, env: Option<&Environment>) -> Result<Findings, ProbeError> {
+    probe_all(options, env, &[])
+}
+
+fn probe_all(
+    options: &ProbeOptions,
+    env: Option<&Environment>,
+    named: &[NamedEnv],
+) -> Result<Findings, ProbeError> {
     let mut findings = Findings::default();
     if let Some(dir) = options.root_dir() {
         let root = fs::Root::new(&dir).map_err(|source| ProbeError::Root {
@@ -308,7 +322,7 @@ pub fn run_with(options: &ProbeOptions, env: Option<&Environment>) -> Result<Fin
         // notes, so problems stay near the facts they cost.
         system::probe(&root, &mut facts, notes);
         notes.extend(root.take_skipped());
-        python::probe(&root, env, &mut facts, notes);
+        python::probe(&root, env, named, &mut facts, notes);
         notes.extend(root.take_skipped());
         cuda::probe(&root, env, &mut facts, notes);
         notes.extend(root.take_skipped());

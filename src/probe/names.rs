@@ -84,6 +84,7 @@ pub const FACT_NAMES: &[FactName] = &[
     fact("gpu", Any, Machine, "a GPU's model, from /proc/driver/nvidia/gpus/*/information"),
     fact("gpu.capability", Any, Machine, "a GPU's compute capability, from its model (NVIDIA's CUDA GPUs table)"),
     fact("nvidia_uvm", Each, Machine, "`loaded` or `not loaded`: the nvidia_uvm kernel module, from /proc/modules"),
+    fact("gpu.visible", Each, Machine, "how many GPUs CUDA_VISIBLE_DEVICES leaves to CUDA: it stops at the first entry that is empty, negative, not an index, or an index past the /dev/nvidiaN nodes (UUIDs: not told)"),
     fact("shm.size", Each, Machine, "the size of /dev/shm in MiB, from /proc/self/mounts").in_unit("MiB"),
     fact("torch", Each, Files, "an installed torch's version, from torch/version.py"),
     fact("torch.cuda", Each, Files, "the CUDA version that torch was built with, or `none (CPU)`"),

@@ -121,10 +121,11 @@ pub struct Wheel {
 pub(super) fn probe(
     root: &Root,
     env: Option<&Environment>,
+    named: &[envs::NamedEnv],
     facts: &mut RootFacts,
     notes: &mut Vec<Note>,
 ) {
-    let (found, mut on_path) = envs::find(root, env, notes);
+    let (found, mut on_path) = envs::find(root, env, named, notes);
     let mut seen: Vec<String> = Vec::new();
     for e in &found {
         for site in &e.sites {

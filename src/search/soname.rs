@@ -49,9 +49,12 @@ pub fn sonames(text: &str) -> Vec<Soname> {
 
 /// What a message is about by name: the shared libraries it names
 /// ([`sonames`]) and the Python modules Python could not import (`No
-/// module named 'torch'` gives `py:torch`, a name no soname has). A message
-/// about one is not explained by a section about another: `No module named
-/// 'mmcv._ext'` is another failure than `No module named 'torch'`.
+/// module named 'torch'` gives `py:torch`, a name no soname has), or could
+/// not import a name from (`cannot import name 'packaging' from
+/// 'pkg_resources'` gives `py:pkg_resources`). A message about one is not
+/// explained by a section about another: `No module named 'mmcv._ext'` is
+/// another failure than `No module named 'torch'`, and so is a name missing
+/// from `pkg_resources`.
 pub fn subjects(text: &str) -> Vec<Soname> {
     let mut found = sonames(text);
     found.extend(modules(text));
@@ -59,11 +62,28 @@ pub fn subjects(text: &str) -> Vec<Soname> {
 }
 
 /// The modules of `No module named 'X'` (or `X` unquoted, as Python 2 and
-/// `ImportError` print it) in `text`.
+/// `ImportError` print it) and of `cannot import name 'N' from 'X'` in
+/// `text`, in order.
 fn modules(text: &str) -> Vec<Soname> {
-    text.match_indices("No module named ")
+    let missing = text
+        .match_indices("No module named ")
+        .map(|(at, phrase)| at + phrase.len());
+    // Python 3.7+: `cannot import name 'N' from 'X' (/path/…)`; the module
+    // follows on the same line, after the name.
+    let lacking = text
+        .match_indices("cannot import name ")
         .filter_map(|(at, phrase)| {
             let rest = &text[at + phrase.len()..];
+            let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
+            let from = line.find(" from ")?;
+            Some(at + phrase.len() + from + " from ".len())
+        });
+    let mut starts: Vec<usize> = missing.chain(lacking).collect();
+    starts.sort_unstable();
+    starts
+        .into_iter()
+        .filter_map(|start| {
+            let rest = &text[start..];
             let rest = rest.strip_prefix(['\'', '"']).unwrap_or(rest);
             let name: &str = &rest[..rest
                 .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
@@ -154,6 +174,22 @@ mod tests {
             "py:ninja"
         );
         assert!(subjects("No module named ''").is_empty());
+        // A name missing from a module: the module is the subject.
+        let lacking = subjects(
+            "ImportError: cannot import name 'packaging' from 'pkg_resources' (/usr/lib/python3/dist-packages/pkg_resources/__init__.py)",
+        );
+        assert_eq!(lacking.len(), 1, "{lacking:?}");
+        assert_eq!(lacking[0].lib, "py:pkg_resources");
+        assert!(names_only_others(
+            "ImportError: cannot import name 'packaging' from 'pkg_resources'",
+            &wanted
+        ));
+        assert!(!names_only_others(
+            "ImportError: cannot import name 'packaging' from 'pkg_resources'",
+            &subjects("ModuleNotFoundError: No module named 'pkg_resources'")
+        ));
+        // Python 2's `cannot import name X` names no module: no subject.
+        assert!(subjects("ImportError: cannot import name _C").is_empty());
     }
 
     #[test]

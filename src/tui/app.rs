@@ -56,9 +56,10 @@ pub enum Effect {
     Query { generation: u64, text: String },
     /// Run the probes on a worker thread; they answer with `Action::Probed`.
     Probe,
-    /// Run the probes for the search screen's causes; they answer with
+    /// Run the probes for the search screen's causes, with the Python
+    /// environments the query's paths name; they answer with
     /// `Action::CausesProbed`.
-    ProbeCauses,
+    ProbeCauses(Vec<crate::probe::NamedEnv>),
     /// Ask the highlighter worker to colour the code blocks a render left
     /// plain; it answers with `Action::Highlighted`.
     Highlight(Arc<crate::corpus::Document>),
@@ -86,7 +87,7 @@ impl PartialEq for Effect {
                 },
             ) => a == b && x == y,
             (Effect::Probe, Effect::Probe) => true,
-            (Effect::ProbeCauses, Effect::ProbeCauses) => true,
+            (Effect::ProbeCauses(a), Effect::ProbeCauses(b)) => a == b,
             (Effect::Highlight(a), Effect::Highlight(b)) => a.path == b.path,
             (Effect::SaveHistory(a), Effect::SaveHistory(b)) => a == b,
             _ => false,

@@ -459,8 +459,8 @@ fn carry_out(
             },
             Effect::Mouse(on) => terminal::set_mouse(on)?,
             Effect::Probe => probe_worker::spawn(services.probing.clone(), workers.events.clone()),
-            Effect::ProbeCauses => {
-                probe_worker::spawn_causes(services.probing.clone(), workers.events.clone())
+            Effect::ProbeCauses(named) => {
+                probe_worker::spawn_causes(services.probing.clone(), named, workers.events.clone())
             }
             Effect::Highlight(doc) => {
                 if let Some(highlighter) = workers.highlighter {

@@ -29,15 +29,16 @@ pub fn spawn(options: ProbeOptions, events: Sender<Event>) {
     }
 }
 
-/// Starts one probe run for the search screen's causes; its answer arrives
-/// as `Action::CausesProbed`, the facts ready to judge causes against.
-pub fn spawn_causes(options: ProbeOptions, events: Sender<Event>) {
+/// Starts one probe run for the search screen's causes, with the Python
+/// environments the query names; its answer arrives as
+/// `Action::CausesProbed`, the facts ready to judge causes against.
+pub fn spawn_causes(options: ProbeOptions, named: Vec<probe::NamedEnv>, events: Sender<Event>) {
     let fallback = events.clone();
     let spawned = thread::Builder::new()
         .name("probe-causes".into())
         .spawn(move || {
             let started = std::time::Instant::now();
-            let result = diagnose::probe_context(&options)
+            let result = diagnose::probe_context_naming(&options, &named)
                 .map(|(_, ctx)| Arc::new(ctx))
                 .map_err(|err| err.to_string());
             log::info!(

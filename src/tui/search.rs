@@ -321,7 +321,8 @@ impl App {
             Action::Probe => {
                 if !self.search.probing {
                     self.search.probing = true;
-                    self.effects_push(Effect::ProbeCauses);
+                    let named = diagnose::message::python_envs(&self.search.answered);
+                    self.effects_push(Effect::ProbeCauses(named));
                 }
                 self.set_status(Level::Info, "probing to check the causes…");
             }
