@@ -33,6 +33,17 @@ fn bench(c: &mut Criterion) {
     c.bench_function("diagnose/message-facts/hostile-1mb", |b| {
         b.iter(|| diagnose::message::facts(&hostile))
     });
+    // 1 MB of out-of-memory openings, each followed by a few fields.
+    let oom = "Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 1.00 GiB of which 0 bytes is free. Process 1 has 1.00 GiB memory in use. "
+        .repeat(8_000);
+    c.bench_function("diagnose/message-facts/oom-1mb", |b| {
+        b.iter(|| diagnose::message::facts(&oom))
+    });
+    // 1 MB of site-packages paths a traceback could name.
+    let paths = "  File \"/e/lib/python3.12/site-packages/m.py\", line 1\n".repeat(20_000);
+    c.bench_function("diagnose/python-envs/paths-1mb", |b| {
+        b.iter(|| diagnose::message::python_envs(&paths))
+    });
     let root = ProbeOptions {
         root: Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/probe/pip-root")),
         dockerfile: None,

@@ -601,3 +601,61 @@ fn no_cuda_gpus_is_judged_on_the_device_mask_of_the_environment() {
         "{stdout}"
     );
 }
+
+/// PyTorch's out-of-memory message carries the numbers that tell its causes
+/// apart. The four messages were printed on an H200 (torch 2.11.0+cu130) by
+/// programs that set each cause up: one 400 GiB tensor, a second process
+/// holding 120 GiB, this process's own 130 GiB of tensors, and 6 MiB
+/// tensors freed two of every three (fragmentation). Each is judged on its
+/// own numbers, wherever it is pasted: here against an empty root.
+#[test]
+fn each_out_of_memory_message_is_judged_on_its_own_numbers() {
+    let home = common::home();
+    let root = tempfile::tempdir().unwrap();
+    let tail = " If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.";
+    let cases = [
+        (
+            "Tried to allocate 400.00 GiB. GPU 0 has a total capacity of 139.80 GiB of which 139.29 GiB is free. Including non-PyTorch memory, this process has 518.00 MiB memory in use. Of the allocated memory 0 bytes is allocated by PyTorch, and 0 bytes is reserved by PyTorch but unallocated.",
+            "larger than the whole GPU",
+        ),
+        (
+            "Tried to allocate 30.00 GiB. GPU 0 has a total capacity of 139.80 GiB of which 18.77 GiB is free. Process 665 has 120.51 GiB memory in use. Including non-PyTorch memory, this process has 518.00 MiB memory in use. Of the allocated memory 0 bytes is allocated by PyTorch, and 0 bytes is reserved by PyTorch but unallocated.",
+            "Other processes hold the memory",
+        ),
+        (
+            "Tried to allocate 20.00 GiB. GPU 0 has a total capacity of 139.80 GiB of which 9.29 GiB is free. Including non-PyTorch memory, this process has 130.51 GiB memory in use. Of the allocated memory 130.00 GiB is allocated by PyTorch, and 0 bytes is reserved by PyTorch but unallocated.",
+            "own tensors fill the GPU",
+        ),
+        (
+            "Tried to allocate 30.00 GiB. GPU 0 has a total capacity of 139.80 GiB of which 13.47 GiB is free. Including non-PyTorch memory, this process has 126.33 GiB memory in use. Of the allocated memory 41.94 GiB is allocated by PyTorch, and 83.88 GiB is reserved by PyTorch but unallocated.",
+            "Fragmentation",
+        ),
+    ];
+    for (fields, cause) in cases {
+        let message = format!(
+            "Traceback (most recent call last):\n  File \"/work/oom.py\", line 7, in <module>\ntorch.OutOfMemoryError: CUDA out of memory. {fields}{tail}\n"
+        );
+        let out = common::lore(&home)
+            .args(["diagnose", "--color", "never", "--root"])
+            .arg(root.path())
+            .arg(&message)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{stdout}");
+        assert!(
+            stdout.contains("The message states: message.oom.request"),
+            "{stdout}"
+        );
+        let holds = stdout.find("Holds here:").expect(&stdout);
+        assert!(
+            stdout[holds..]
+                .lines()
+                .nth(1)
+                .is_some_and(|l| l.contains(cause)),
+            "{cause}: {stdout}"
+        );
+        // Only that cause holds.
+        assert_eq!(stdout.matches("\nHOLDS ").count(), 1, "{cause}: {stdout}");
+    }
+}

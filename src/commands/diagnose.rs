@@ -93,7 +93,12 @@ pub fn run(settings: &Settings, args: &DiagnoseArgs, options: &ProbeOptions) -> 
     let diagnosis = diagnose::diagnose(sections, &ctx.with_stated(&stated));
     let stated: Vec<String> = stated
         .iter()
-        .map(|f| format!("{} {}", f.fact, f.value))
+        .map(
+            |f| match crate::probe::fact_name(f.fact).and_then(|n| n.unit) {
+                Some(unit) => format!("{} {} {unit}", f.fact, f.value),
+                None => format!("{} {}", f.fact, f.value),
+            },
+        )
         .collect();
     // Those that exist where the probes looked, as found.
     let named: Vec<String> = findings

@@ -183,6 +183,7 @@ pub fn facts(message: &str) -> Vec<Fact> {
             add("torch.arch.min", cc.clone(), format!("{minimum}{cc}"));
         }
     }
+    oom_facts(&text, &mut add);
     let range = "cuda capability supported by this version of PyTorch is (";
     for rest in after_each(&text, range) {
         let Some((low, high)) = window(rest).split_once(") - (") else {
@@ -196,6 +197,147 @@ pub fn facts(message: &str) -> Vec<Fact> {
         }
     }
     out
+}
+
+/// PyTorch's out-of-memory message, in both its forms (`cuda/13` quotes
+/// them), read into sizes in MiB:
+/// - 2.1 and later: `Tried to allocate 2.00 GiB. GPU 0 has a total capacity
+///   of 23.55 GiB of which 1.65 GiB is free. Process 5906 has 293.38 MiB
+///   memory in use. Including non-PyTorch memory, this process has 21.22 GiB
+///   memory in use. Of the allocated memory 20.04 GiB is allocated by
+///   PyTorch, and 903.34 MiB is reserved by PyTorch but unallocated.`
+/// - 1.x and 2.0: `Tried to allocate 28.00 MiB (GPU 0; 3.78 GiB total
+///   capacity; 319.96 MiB already allocated; 91.00 MiB free; 334.00 MiB
+///   reserved in total by PyTorch)`.
+///
+/// `message.oom.others` is what the GPU holds beyond this process (total −
+/// free − this process), or the `Process N has …` lines' sum where this
+/// process's own use is not printed.
+fn oom_facts(text: &str, add: &mut impl FnMut(&'static str, String, String)) {
+    for rest in after_each(text, OOM_REQUEST) {
+        // One message's fields, up to the next one's.
+        let mut message = oom_window(rest);
+        if let Some(next) = message.find(OOM_REQUEST) {
+            message = &message[..next];
+        }
+        let Some((request, words)) = leading_size(message) else {
+            continue;
+        };
+        let mut put = |fact: &'static str, mib: u64, words: String| {
+            add(fact, mib.to_string(), words);
+        };
+        put(
+            "message.oom.request",
+            request,
+            format!("{OOM_REQUEST}{words}"),
+        );
+        let total = size_after(message, "total capacity of ")
+            .or_else(|| size_before(message, " total capacity"));
+        let free = size_after(message, " of which ").or_else(|| size_before(message, " free;"));
+        let own = size_after(message, "this process has ");
+        let allocated = size_after(message, "Of the allocated memory ")
+            .or_else(|| size_before(message, " already allocated"));
+        let cached =
+            size_before(message, " is reserved by PyTorch but unallocated").or_else(|| {
+                // 1.x prints what is reserved in all; the cached part is the rest.
+                let (reserved, words) = size_before(message, " reserved in total by PyTorch")?;
+                let (used, _) = allocated.as_ref()?;
+                Some((reserved.saturating_sub(*used), words))
+            });
+        for (fact, found) in [
+            ("message.oom.total", &total),
+            ("message.oom.free", &free),
+            ("message.oom.allocated", &allocated),
+            ("message.oom.reserved-free", &cached),
+        ] {
+            if let Some((mib, words)) = found {
+                put(fact, *mib, words.clone());
+            }
+        }
+        let others = match (&total, &free, &own) {
+            (Some((t, tw)), Some((f, fw)), Some((o, ow))) => Some((
+                t.saturating_sub(*f).saturating_sub(*o),
+                format!("{tw}, {fw}, {ow}"),
+            )),
+            _ => other_processes(message),
+        };
+        if let Some((mib, words)) = others {
+            put("message.oom.others", mib, words);
+        }
+    }
+}
+
+const OOM_REQUEST: &str = "Tried to allocate ";
+
+/// The OOM message after `Tried to allocate `: long enough for its fields
+/// and a few `Process N has …` lines, bounded for a hostile paste.
+fn oom_window(rest: &str) -> &str {
+    rest.char_indices()
+        .nth(1200)
+        .map_or(rest, |(at, _)| &rest[..at])
+}
+
+/// The sum of the `Process N has X memory in use` lines, with their words.
+fn other_processes(message: &str) -> Option<(u64, String)> {
+    let mut sum = 0;
+    let mut words = Vec::new();
+    for rest in after_each(message, "Process ") {
+        let pid = first_word(rest);
+        if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Some(after) = rest[pid.len()..].strip_prefix(" has ") else {
+            continue;
+        };
+        if let Some((mib, size)) = leading_size(after) {
+            sum += mib;
+            words.push(format!("Process {pid} has {size}"));
+        }
+    }
+    (!words.is_empty()).then(|| (sum, words.join(", ")))
+}
+
+/// The size right after the first `phrase`, in MiB, with its words.
+fn size_after(text: &str, phrase: &str) -> Option<(u64, String)> {
+    let at = text.find(phrase)?;
+    let (mib, size) = leading_size(&text[at + phrase.len()..])?;
+    Some((mib, format!("{}{size}", phrase.trim_start())))
+}
+
+/// The size right before the first `phrase`, in MiB, with its words.
+fn size_before(text: &str, phrase: &str) -> Option<(u64, String)> {
+    let at = text.find(phrase)?;
+    let mut words = text[..at].rsplit(' ');
+    let unit = words.next()?;
+    let number = words.next()?.trim_start_matches(['(', ';']);
+    let mib = mebibytes(number, unit)?;
+    Some((
+        mib,
+        format!("{number} {unit}{}", phrase.trim_end_matches(';')),
+    ))
+}
+
+/// `2.00 GiB. GPU 0 …` → 2048 and `2.00 GiB`.
+fn leading_size(text: &str) -> Option<(u64, String)> {
+    let mut words = text.split(' ');
+    let number = words.next()?;
+    let unit = words.next()?.trim_end_matches(['.', ',', ';', ')', '(']);
+    Some((mebibytes(number, unit)?, format!("{number} {unit}")))
+}
+
+/// A size as PyTorch's `format_size` prints it (`bytes`, `KiB`, `MiB`,
+/// `GiB`), in whole MiB.
+fn mebibytes(number: &str, unit: &str) -> Option<u64> {
+    let n: f64 = number.parse().ok()?;
+    let per_mib = match unit {
+        "bytes" => 1024.0 * 1024.0,
+        "KiB" => 1024.0,
+        "MiB" => 1.0,
+        "GiB" => 1.0 / 1024.0,
+        "TiB" => 1.0 / (1024.0 * 1024.0),
+        _ => return None,
+    };
+    (n.is_finite() && (0.0..1e15).contains(&n)).then(|| (n / per_mib).round() as u64)
 }
 
 /// Every text between `before` and the next `after`, close by.
@@ -305,6 +447,71 @@ mod tests {
         list.iter()
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .collect()
+    }
+
+    #[test]
+    fn the_out_of_memory_message_of_torch_2_11() {
+        // Printed on an H200 for a 400 GiB tensor.
+        let oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 400.00 GiB. GPU 0 has a total capacity of 139.80 GiB of which 139.29 GiB is free. Including non-PyTorch memory, this process has 518.00 MiB memory in use. Of the allocated memory 0 bytes is allocated by PyTorch, and 0 bytes is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  (https://docs.pytorch.org/docs/stable/notes/cuda.html#optimizing-memory-usage-with-pytorch-cuda-alloc-conf)";
+        assert_eq!(
+            read(oom),
+            pairs(&[
+                ("message.oom.request", "409600"),
+                ("message.oom.total", "143155"),
+                ("message.oom.free", "142633"),
+                ("message.oom.allocated", "0"),
+                ("message.oom.reserved-free", "0"),
+                // 143155.2 - 142632.96 - 518: rounding leaves 4 MiB.
+                ("message.oom.others", "4"),
+            ])
+        );
+        let f = facts(oom);
+        assert_eq!(
+            f[0].evidence,
+            ["the message: \"Tried to allocate 400.00 GiB\""]
+        );
+    }
+
+    #[test]
+    fn other_processes_fragmentation_and_the_1_x_form() {
+        let with_process = "Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.55 GiB of which 1.65 GiB is free. Process 5906 has 293.38 MiB memory in use. Including non-PyTorch memory, this process has 21.22 GiB memory in use. Of the allocated memory 20.04 GiB is allocated by PyTorch, and 903.34 MiB is reserved by PyTorch but unallocated.";
+        let got = read(with_process);
+        assert!(
+            got.contains(&("message.oom.reserved-free".into(), "903".into())),
+            "{got:?}"
+        );
+        assert!(
+            got.contains(&("message.oom.allocated".into(), "20521".into())),
+            "{got:?}"
+        );
+        // 24115.2 - 1689.6 - 21729.28 = 696.32
+        assert!(
+            got.contains(&("message.oom.others".into(), "696".into())),
+            "{got:?}"
+        );
+        // No own use printed: the other processes' lines are summed.
+        let lines = "Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 10.00 GiB of which 0 bytes is free. Process 11 has 4.00 GiB memory in use. Process 12 has 1.50 GiB memory in use.";
+        assert_eq!(
+            read(lines)
+                .into_iter()
+                .find(|(f, _)| f == "message.oom.others"),
+            Some(("message.oom.others".into(), "5632".into()))
+        );
+        let old = "RuntimeError: CUDA out of memory. Tried to allocate 28.00 MiB (GPU 0; 3.78 GiB total capacity; 319.96 MiB already allocated; 91.00 MiB free; 334.00 MiB reserved in total by PyTorch)";
+        assert_eq!(
+            read(old),
+            pairs(&[
+                ("message.oom.request", "28"),
+                ("message.oom.total", "3871"),
+                ("message.oom.free", "91"),
+                ("message.oom.allocated", "320"),
+                ("message.oom.reserved-free", "14"),
+            ])
+        );
+        // Two ranks' messages with other sizes: both read, each once.
+        let two = format!("{with_process}\n[rank1]: {with_process}");
+        assert_eq!(read(&two).len(), 6);
+        assert!(read("Tried to allocate more than 1EB memory.").is_empty());
     }
 
     #[test]

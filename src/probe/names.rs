@@ -115,6 +115,12 @@ pub const FACT_NAMES: &[FactName] = &[
     fact("dockerfile.build", Any, Dockerfile, "a command that compiles (nvcc, cmake, pip install .)"),
     fact("dockerfile.final-stage", Any, Dockerfile, "the final stage and what it is built on"),
     fact("message.arch", Each, Message, "an architecture the message says nvcc refuses (`Unsupported gpu architecture 'compute_120'` → 12.0); `lore diagnose` only"),
+    fact("message.oom.request", Each, Message, "what PyTorch's out-of-memory message says it tried to allocate (`Tried to allocate 2.00 GiB`), in MiB; `lore diagnose` only").in_unit("MiB"),
+    fact("message.oom.total", Each, Message, "the GPU's total capacity the out-of-memory message gives, in MiB").in_unit("MiB"),
+    fact("message.oom.free", Each, Message, "the GPU's free memory the out-of-memory message gives, in MiB").in_unit("MiB"),
+    fact("message.oom.allocated", Each, Message, "what the out-of-memory message says PyTorch's tensors hold (`allocated by PyTorch`, `already allocated`), in MiB").in_unit("MiB"),
+    fact("message.oom.reserved-free", Each, Message, "memory PyTorch's cache holds but no tensor uses (`reserved by PyTorch but unallocated`; 1.x: reserved in total less allocated), in MiB").in_unit("MiB"),
+    fact("message.oom.others", Each, Message, "memory the GPU holds beyond this process (total − free − this process's use; else the `Process N has …` lines), in MiB").in_unit("MiB"),
 ];
 
 /// Environment variables `env.NAME` may name: the ones causes turn on. On
