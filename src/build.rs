@@ -1,8 +1,10 @@
 //! Runs before lore is compiled:
 //!
-//! - tells cargo to rebuild when the embedded folders change: `include_dir!`
-//!   cannot track them itself on stable Rust, and a stale embedded corpus
-//!   would be a silent bug;
+//! - builds in `knowledge/` and `decision-trees/`: each file compressed
+//!   with lz4 into `OUT_DIR/<name>/`, and `OUT_DIR/<name>.rs` listing them
+//!   (path, size, digest, compressed bytes), which `src/sources/builtin.rs`
+//!   includes. It tells cargo to rebuild when a file in them is added,
+//!   removed or edited: a stale embedded corpus would be a silent bug;
 //! - compiles the syntax set the highlighter loads: bat's grammars (through
 //!   two-face) plus lore's own under `assets/syntaxes/` (CUDA), written to
 //!   `OUT_DIR/syntaxes.bin` in syntect's dump format. A grammar that does not
@@ -10,26 +12,85 @@
 //!   not exist fails the build with the file's name: it can never reach a
 //!   user as plain code or a panic.
 
+use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use syntect::parsing::SyntaxDefinition;
 use syntect::parsing::syntax_definition::{ContextReference, MatchOperation, Pattern};
 
+// The library's own code for what is built in, so that the build and
+// `BuiltinFolder::from_folder` store files the same way. The library uses
+// the rest of `hash`.
+#[allow(dead_code)]
+#[path = "hash.rs"]
+mod hash;
+#[path = "sources/packing.rs"]
+mod packing;
+
 /// lore's own grammars, each a `.sublime-syntax` file.
 const SYNTAXES: &str = "assets/syntaxes";
 
+/// The folders built into the binary, and the name each is written under
+/// in `OUT_DIR` (`src/sources/builtin.rs` includes `<name>.rs`).
+const BUILTIN: [(&str, &str); 2] = [
+    ("knowledge", "builtin_knowledge"),
+    ("decision-trees", "builtin_trees"),
+];
+
 fn main() {
-    for dir in ["knowledge", "decision-trees", "assets"] {
-        println!("cargo:rerun-if-changed={dir}");
-    }
+    println!("cargo:rerun-if-changed=assets");
     // `rerun-if-changed` on a folder only sees files added or removed in
     // it, not edits to a file inside.
     println!("cargo:rerun-if-changed={SYNTAXES}");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    if let Err(message) = compile_syntaxes(Path::new(SYNTAXES), &out.join("syntaxes.bin")) {
+    let mut result = compile_syntaxes(Path::new(SYNTAXES), &out.join("syntaxes.bin"));
+    for (folder, name) in BUILTIN {
+        result = result.and_then(|()| write_builtin(Path::new(folder), &out, name));
+    }
+    if let Err(message) = result {
         eprintln!("error: {message}");
         std::process::exit(1);
     }
+}
+
+/// Compresses every file under `folder` into `out/<name>/` and writes
+/// `out/<name>.rs`: the `BuiltinFolder` expression that lists them.
+fn write_builtin(folder: &Path, out: &Path, name: &str) -> Result<(), String> {
+    println!("cargo:rerun-if-changed={}", folder.display());
+    let contents =
+        packing::read_folder(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+    let blobs = out.join(name);
+    // Files of an earlier build that no longer exist go too.
+    let _ = std::fs::remove_dir_all(&blobs);
+    std::fs::create_dir_all(&blobs).map_err(|e| format!("{}: {e}", blobs.display()))?;
+    let mut code = String::from("BuiltinFolder {\n    files: &[\n");
+    for (number, (path, bytes)) in contents.files.iter().enumerate() {
+        let file = folder.join(path);
+        println!("cargo:rerun-if-changed={}", file.display());
+        let compressed = packing::compress(bytes);
+        // Checked once here rather than at every start: what is stored
+        // reads back as the file.
+        if packing::decompress(&compressed, bytes.len()).as_deref() != Ok(bytes.as_slice()) {
+            return Err(format!("{}: lz4 did not give it back", file.display()));
+        }
+        let blob = blobs.join(format!("{number}.lz4"));
+        std::fs::write(&blob, &compressed).map_err(|e| format!("{}: {e}", blob.display()))?;
+        let _ = writeln!(
+            code,
+            "        BuiltinFile {{ path: {path:?}, size: {}, digest: {:#034x}, compressed: include_bytes!({:?}) }},",
+            bytes.len(),
+            packing::digest(bytes),
+            blob.display().to_string(),
+        );
+    }
+    code.push_str("    ],\n    folders: &[\n");
+    for sub in &contents.folders {
+        println!("cargo:rerun-if-changed={}", folder.join(sub).display());
+        let _ = writeln!(code, "        {sub:?},");
+    }
+    code.push_str("    ],\n}\n");
+    let listing = out.join(format!("{name}.rs"));
+    std::fs::write(&listing, code).map_err(|e| format!("{}: {e}", listing.display()))
 }
 
 /// bat's grammars and the ones in `folder`, checked, linked and dumped to `dump`.

@@ -35,6 +35,7 @@ pub mod date;
 pub mod decide;
 pub mod diagnose;
 pub mod diagnostic;
+pub mod hash;
 pub mod markdown;
 pub mod panics;
 pub mod pasted;

@@ -3,12 +3,15 @@
 
 mod common;
 
-use include_dir::{Dir, include_dir};
-use lore::corpus::{Corpus, Kind, LinkTarget};
-use lore::sources::{Origin, SourceSet};
+use std::sync::LazyLock;
 
-static FIXTURE_BUILTIN: Dir<'static> =
-    include_dir!("$CARGO_MANIFEST_DIR/tests/fixtures/shadow/builtin");
+use lore::corpus::{Corpus, Kind, LinkTarget};
+use lore::sources::{BuiltinFolder, Origin, SourceSet};
+
+/// Built-in files of this test's own, stored as the build stores lore's.
+static FIXTURE_BUILTIN: LazyLock<&'static BuiltinFolder> = LazyLock::new(|| {
+    BuiltinFolder::from_folder(&common::fixture("shadow/builtin")).expect("fixture readable")
+});
 
 fn titles(corpus: &Corpus) -> Vec<(&str, &str)> {
     corpus
@@ -21,7 +24,7 @@ fn titles(corpus: &Corpus) -> Vec<(&str, &str)> {
 #[test]
 fn overlays_shadow_builtin_files_and_later_overlays_win() {
     let sources = SourceSet {
-        builtin: Some(&FIXTURE_BUILTIN),
+        builtin: Some(*FIXTURE_BUILTIN),
         overlays: vec![
             common::fixture("shadow/overlay1"),
             common::fixture("shadow/overlay2"),
@@ -41,6 +44,33 @@ fn overlays_shadow_builtin_files_and_later_overlays_win() {
         corpus.get("cuda/a.md").unwrap().origin,
         Origin::Overlay { .. }
     ));
+}
+
+/// `lore diagnose` reads only the documents its hits name: the same text
+/// the whole corpus would hold for them, shadowing applied.
+#[test]
+fn reading_named_files_keeps_shadowing() {
+    let sources = SourceSet {
+        builtin: Some(*FIXTURE_BUILTIN),
+        overlays: vec![
+            common::fixture("shadow/overlay1"),
+            common::fixture("shadow/overlay2"),
+        ],
+    };
+    let (named, _) = sources.collect_named("md", &["cuda/a.md", "cuda/b.md", "cuda/nothing.md"]);
+    let (all, _) = sources.collect("md");
+    let text_of = |files: &[lore::sources::SourceFile], id: &str| {
+        files.iter().find(|f| f.rel == id).map(|f| f.text.clone())
+    };
+    assert_eq!(
+        named.iter().map(|f| f.rel.as_str()).collect::<Vec<_>>(),
+        ["cuda/a.md", "cuda/b.md"]
+    );
+    for id in ["cuda/a.md", "cuda/b.md"] {
+        assert_eq!(text_of(&named, id), text_of(&all, id), "{id}");
+    }
+    assert!(named[0].text.contains("Overlay two A"));
+    assert!(named[1].origin.is_builtin());
 }
 
 #[test]

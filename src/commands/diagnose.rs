@@ -57,16 +57,15 @@ pub fn run(settings: &Settings, args: &DiagnoseArgs, options: &ProbeOptions) -> 
         Ok(found) => found,
         Err(code) => return Ok(code),
     };
-    // Only the documents of the first hits are parsed.
+    // Only the documents of the first hits are read and parsed.
     let wanted: Vec<&str> = hits
         .iter()
         .take(diagnose::HITS_CONSIDERED)
         .map(|h| h.path.as_str())
         .collect();
-    let (files, _) = settings.knowledge.collect("md");
+    let (files, _) = settings.knowledge.collect_named("md", &wanted);
     let docs: HashMap<String, Document> = files
         .into_iter()
-        .filter(|f| wanted.contains(&f.rel.as_str()))
         .map(|f| (f.rel.clone(), Document::parse(f)))
         .collect();
     let sections = diagnose::section_causes(&hits, &text, |path| docs.get(path));

@@ -43,6 +43,7 @@ use super::schema::{self, SCHEMA_VERSION};
 use super::{BuildStats, IndexReport, OpenOptions, SearchError, SearchIndex};
 use crate::corpus::Corpus;
 use crate::diagnostic::Diagnostic;
+use crate::hash::Hasher;
 use crate::sources::{Origin, Snapshot, SourceSet, Stamp};
 
 const MANIFEST: &str = "lore-manifest.json";
@@ -723,7 +724,7 @@ impl State {
             let file = match &doc.origin {
                 Origin::Builtin => {
                     builtin = true;
-                    File::Builtin(doc.text.as_bytes())
+                    File::Builtin(crate::sources::digest(doc.text.as_bytes()))
                 }
                 Origin::Overlay { root, .. } => {
                     let root = roots.canonical(root);
@@ -759,7 +760,7 @@ impl State {
             let kind = match file.overlay {
                 None => {
                     builtin = true;
-                    File::Builtin(file.bytes.unwrap_or_default())
+                    File::Builtin(file.digest.unwrap_or_default())
                 }
                 Some(i) => {
                     used[i] = true;
@@ -880,7 +881,7 @@ fn builtin_fingerprint(sources: &SourceSet) -> String {
         entry(
             &mut h,
             &file.rel,
-            File::Builtin(file.bytes.unwrap_or_default()),
+            File::Builtin(file.digest.unwrap_or_default()),
         );
     }
     h.hex()
@@ -899,8 +900,8 @@ fn key(builtin: bool, mut roots: Vec<String>) -> String {
 
 /// What a fingerprint records of one file.
 enum File<'a> {
-    /// A built-in file's content.
-    Builtin(&'a [u8]),
+    /// A built-in file's content, by its digest (`sources::digest`).
+    Builtin(u128),
     /// An overlay file's canonical root and stamp.
     Overlay(&'a str, Option<Stamp>),
 }
@@ -910,9 +911,9 @@ enum File<'a> {
 fn entry(h: &mut Hasher, rel: &str, file: File<'_>) {
     h.write(rel.as_bytes());
     match file {
-        File::Builtin(bytes) => {
+        File::Builtin(digest) => {
             h.write(b"B");
-            h.write(bytes);
+            h.write(&digest.to_le_bytes());
         }
         File::Overlay(root, stamp) => {
             h.write(b"O");
@@ -951,94 +952,9 @@ impl Roots {
     }
 }
 
-/// A fast 128-bit hash that is the same in every build of lore (std's hasher
-/// makes no such promise). Not cryptographic: it detects edits, not attacks.
-/// Four independent lanes over 32-byte blocks keep it near memory speed.
-struct Hasher {
-    lanes: [u64; 4],
-}
-
-const MULTIPLIERS: [u64; 4] = [
-    0xff51_afd7_ed55_8ccd,
-    0xc4ce_b9fe_1a85_ec53,
-    0x9e37_79b9_7f4a_7c15,
-    0xd6e8_feb8_6659_fd93,
-];
-
-impl Hasher {
-    fn new() -> Self {
-        Hasher {
-            lanes: [
-                0x243f_6a88_85a3_08d3,
-                0x1319_8a2e_0370_7344,
-                0xa409_3822_299f_31d0,
-                0x082e_fa98_ec4e_6c89,
-            ],
-        }
-    }
-
-    fn mix(lane: &mut u64, v: u64, k: u64) {
-        *lane = (*lane ^ v).wrapping_mul(k).rotate_left(31);
-    }
-
-    /// Hashes `bytes` and their length, so consecutive writes cannot run
-    /// into each other.
-    fn write(&mut self, bytes: &[u8]) {
-        let mut blocks = bytes.chunks_exact(32);
-        for block in &mut blocks {
-            for (i, word) in block.chunks_exact(8).enumerate() {
-                let v = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
-                Self::mix(&mut self.lanes[i], v, MULTIPLIERS[i]);
-            }
-        }
-        let rest = blocks.remainder();
-        let mut tail = [0u8; 32];
-        tail[..rest.len()].copy_from_slice(rest);
-        for (i, word) in tail.chunks_exact(8).enumerate() {
-            let v = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
-            Self::mix(&mut self.lanes[i], v, MULTIPLIERS[i]);
-        }
-        for (i, lane) in self.lanes.iter_mut().enumerate() {
-            Self::mix(lane, bytes.len() as u64, MULTIPLIERS[(i + 1) % 4]);
-        }
-    }
-
-    fn hex(&self) -> String {
-        let [a, b, c, d] = self.lanes;
-        let mut x = a ^ c.rotate_left(17) ^ b.rotate_left(41);
-        let mut y = b ^ d.rotate_left(23) ^ c.rotate_left(7);
-        x = (x ^ (x >> 33)).wrapping_mul(MULTIPLIERS[0]);
-        x ^= d;
-        y = (y ^ (y >> 29)).wrapping_mul(MULTIPLIERS[1]);
-        y ^= a;
-        x = (x ^ (x >> 32)).wrapping_mul(MULTIPLIERS[2]);
-        y = (y ^ (y >> 32)).wrapping_mul(MULTIPLIERS[3]);
-        format!("{x:016x}{y:016x}")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_hash_is_stable_and_sees_one_byte() {
-        let hash = |bytes: &[u8]| {
-            let mut h = Hasher::new();
-            h.write(bytes);
-            h.hex()
-        };
-        assert_eq!(hash(b"lore"), hash(b"lore"));
-        assert_ne!(hash(b"lore"), hash(b"lord"));
-        assert_ne!(hash(b""), hash(b"\0"));
-        let mut split = Hasher::new();
-        split.write(b"ab");
-        split.write(b"c");
-        let mut other = Hasher::new();
-        other.write(b"a");
-        other.write(b"bc");
-        assert_ne!(split.hex(), other.hex());
-    }
 
     #[test]
     fn a_corpus_and_a_scan_of_its_sources_agree() {
@@ -1054,5 +970,50 @@ mod tests {
         assert_eq!(from_corpus.key, from_scan.key);
         assert_eq!(from_corpus.all, from_scan.all);
         assert_eq!(from_corpus.loaded, from_scan.all);
+    }
+
+    /// An edited built-in file (a new lore binary) makes the index stale,
+    /// though the fingerprint reads only digests worked out at build time.
+    #[test]
+    fn a_changed_built_in_file_changes_the_fingerprint() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a.md"), "# A\n\naardvark\n").unwrap();
+        fs::write(dir.path().join("b.md"), "# B\n\nbadger\n").unwrap();
+        let fingerprints = || {
+            let sources = SourceSet {
+                builtin: Some(crate::sources::BuiltinFolder::from_folder(dir.path()).unwrap()),
+                overlays: Vec::new(),
+            };
+            (
+                builtin_fingerprint(&sources),
+                State::of_sources(&sources).0.all,
+            )
+        };
+        let before = fingerprints();
+        assert_eq!(fingerprints(), before, "nothing changed");
+        fs::write(dir.path().join("b.md"), "# B\n\nbodger\n").unwrap();
+        let after = fingerprints();
+        assert_ne!(after.0, before.0);
+        assert_ne!(after.1, before.1);
+    }
+
+    /// The digests the build script wrote are those of the files in the
+    /// repository: the fingerprint of the shipped knowledge is that of the
+    /// folder read now.
+    #[test]
+    fn the_shipped_fingerprint_is_that_of_the_knowledge_folder() {
+        let shipped = SourceSet {
+            builtin: Some(&crate::sources::BUILTIN_KNOWLEDGE),
+            overlays: Vec::new(),
+        };
+        let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("knowledge");
+        let read_now = SourceSet {
+            builtin: Some(crate::sources::BuiltinFolder::from_folder(&folder).unwrap()),
+            overlays: Vec::new(),
+        };
+        assert_eq!(
+            builtin_fingerprint(&shipped),
+            builtin_fingerprint(&read_now)
+        );
     }
 }

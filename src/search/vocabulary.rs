@@ -56,10 +56,11 @@ impl Vocabulary {
         static BUILTIN: OnceLock<Vocabulary> = OnceLock::new();
         BUILTIN.get_or_init(|| {
             let mut vocabulary = Vocabulary::default();
-            if let Some(file) = crate::sources::BUILTIN_KNOWLEDGE.get_file(FILE_NAME)
-                && let Some(text) = file.contents_utf8()
+            if let Some(text) = crate::sources::BUILTIN_KNOWLEDGE
+                .file(FILE_NAME)
+                .and_then(|file| file.text())
             {
-                let _ = vocabulary.add(FILE_NAME, text);
+                let _ = vocabulary.add(FILE_NAME, &text);
             }
             vocabulary
         })
@@ -70,8 +71,13 @@ impl Vocabulary {
     pub fn load(sources: &SourceSet) -> (Vocabulary, Vec<Diagnostic>) {
         let mut vocabulary = Vocabulary::default();
         let mut problems = Vec::new();
-        if let Some(file) = sources.builtin.and_then(|d| d.get_file(FILE_NAME)) {
-            let text = String::from_utf8_lossy(file.contents());
+        // The one built-in file a search decompresses (1.2 kB: 6 to 10 µs).
+        if let Some(bytes) = sources
+            .builtin
+            .and_then(|d| d.file(FILE_NAME))
+            .and_then(|file| file.bytes().ok())
+        {
+            let text = String::from_utf8_lossy(&bytes);
             problems.extend(vocabulary.add(FILE_NAME, &text));
         }
         for root in &sources.overlays {
@@ -268,10 +274,10 @@ mod tests {
     #[test]
     fn the_shipped_vocabulary_is_valid() {
         let text = crate::sources::BUILTIN_KNOWLEDGE
-            .get_file(FILE_NAME)
-            .and_then(|f| f.contents_utf8())
+            .file(FILE_NAME)
+            .and_then(|f| f.text())
             .expect("knowledge/vocabulary.toml is shipped");
-        let problems = Vocabulary::default().add(FILE_NAME, text);
+        let problems = Vocabulary::default().add(FILE_NAME, &text);
         assert!(problems.is_empty(), "{problems:?}");
         assert!(!Vocabulary::builtin().alternatives("privilege").is_empty());
     }

@@ -8,21 +8,18 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use include_dir::{Dir, include_dir};
-
+mod builtin;
+mod packing;
 mod read;
 mod snapshot;
 mod walk;
 
+pub use builtin::{BUILTIN_KNOWLEDGE, BUILTIN_TREES, BuiltinFile, BuiltinFolder};
+pub use packing::digest;
 pub use snapshot::Snapshot;
 use walk::walk_dir;
 
 use crate::diagnostic::{Diagnostic, Severity};
-
-/// The knowledge folder of this repository, embedded at build time.
-pub static BUILTIN_KNOWLEDGE: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/knowledge");
-/// The decision-trees folder of this repository, embedded at build time.
-pub static BUILTIN_TREES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/decision-trees");
 
 /// Files larger than this are reported and skipped: nothing a person writes by
 /// hand is this big, and reading it would stall every start-up.
@@ -82,7 +79,7 @@ pub struct SourceFile {
 /// A set of sources for one kind of file (knowledge or trees).
 #[derive(Debug, Clone, Default)]
 pub struct SourceSet {
-    pub builtin: Option<&'static Dir<'static>>,
+    pub builtin: Option<&'static BuiltinFolder>,
     pub overlays: Vec<PathBuf>,
 }
 
@@ -151,15 +148,38 @@ impl SourceSet {
         (collected.files, collected.warnings)
     }
 
+    /// [`collect`](Self::collect) of only the files whose id is in `ids`,
+    /// later sources still shadowing earlier ones; the others are not read
+    /// (a built-in one not decompressed). `lore diagnose` reads the few
+    /// documents its hits name so.
+    pub fn collect_named(
+        &self,
+        extension: &str,
+        ids: &[&str],
+    ) -> (Vec<SourceFile>, Vec<Diagnostic>) {
+        let collected = self.collect_where(extension, Severity::Warning, &|id| ids.contains(&id));
+        (collected.files, collected.warnings)
+    }
+
     /// [`collect`](Self::collect), and what else the folders hold that a
     /// link may name (see [`Collected::others`]).
     pub fn collect_all(&self, extension: &str, skipped: Severity) -> Collected {
+        self.collect_where(extension, skipped, &|_| true)
+    }
+
+    /// [`collect_all`](Self::collect_all) of the files whose id `wanted` takes.
+    fn collect_where(
+        &self,
+        extension: &str,
+        skipped: Severity,
+        wanted: &dyn Fn(&str) -> bool,
+    ) -> Collected {
         let mut others = BTreeSet::new();
         let mut files: BTreeMap<String, SourceFile> = BTreeMap::new();
         let mut warnings = Vec::new();
         let mut unread = Vec::new();
         if let Some(dir) = self.builtin {
-            collect_embedded(dir, extension, &mut files, &mut unread);
+            collect_embedded(dir, extension, wanted, &mut files, &mut unread);
         }
         // Which overlay each path was read from, and what later ones hid.
         let mut from: BTreeMap<String, usize> = BTreeMap::new();
@@ -172,6 +192,9 @@ impl SourceSet {
             let walked = walk_dir(root, extension, &mut warnings);
             others.extend(walked.others);
             for file in walked.found {
+                if !wanted(&file.rel) {
+                    continue;
+                }
                 let path = file.path;
                 let stamp = match file.stamp {
                     Ok(stamp) => stamp,
@@ -222,7 +245,7 @@ impl SourceSet {
             ..d
         }));
         if let Some(dir) = self.builtin {
-            embedded_folders(dir, &mut others);
+            others.extend(dir.folders().iter().map(|folder| folder.to_string()));
         }
         Collected {
             files: files.into_values().collect(),
@@ -234,7 +257,8 @@ impl SourceSet {
 
     /// The files `collect` would read, found without reading them: relative
     /// path, origin and, for overlay files, size and modification time; for
-    /// built-in files, their embedded bytes. Sorted by path, shadowing applied.
+    /// built-in files, the digest of their content (nothing is
+    /// decompressed). Sorted by path, shadowing applied.
     /// It walks the folders exactly as `collect` does (same hidden-file,
     /// extension and symlink rules), so a cache keyed on it stays in step with
     /// what `collect` loads. Files `collect` would skip for not being UTF-8
@@ -279,7 +303,7 @@ impl SourceSet {
                         rel: file.rel,
                         overlay: Some(index),
                         stamp: Some(stamp),
-                        bytes: None,
+                        digest: None,
                     });
                 }
             }
@@ -346,13 +370,6 @@ impl Hidden {
     }
 }
 
-fn embedded_folders(dir: &'static Dir<'static>, out: &mut BTreeSet<String>) {
-    for sub in dir.dirs() {
-        out.insert(sub.path().to_string_lossy().replace('\\', "/"));
-        embedded_folders(sub, out);
-    }
-}
-
 /// One file found by `SourceSet::scan`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScannedFile {
@@ -361,28 +378,23 @@ pub struct ScannedFile {
     pub overlay: Option<usize>,
     /// Size and modification time, for overlay files.
     pub stamp: Option<Stamp>,
-    /// The bytes, for built-in files (they are in the binary, so this is
-    /// free), without a byte-order mark: what `collect` decodes.
-    pub bytes: Option<&'static [u8]>,
+    /// For built-in files, the [`digest`] of their content, worked out when
+    /// lore was built: a scan decompresses nothing.
+    pub digest: Option<u128>,
 }
 
-fn scan_embedded(dir: &'static Dir<'static>, extension: &str, files: &mut Vec<ScannedFile>) {
+fn scan_embedded(dir: &'static BuiltinFolder, extension: &str, files: &mut Vec<ScannedFile>) {
     for file in dir.files() {
-        let rel = file.path().to_string_lossy().replace('\\', "/");
-        let bytes = file.contents();
-        if !has_extension(&rel, extension) || is_hidden(&rel) || bytes.len() as u64 > MAX_FILE_BYTES
-        {
+        let rel = file.path();
+        if !has_extension(rel, extension) || is_hidden(rel) || file.size() as u64 > MAX_FILE_BYTES {
             continue;
         }
         files.push(ScannedFile {
-            rel,
+            rel: rel.to_string(),
             overlay: None,
             stamp: None,
-            bytes: Some(bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes)),
+            digest: Some(file.digest()),
         });
-    }
-    for sub in dir.dirs() {
-        scan_embedded(sub, extension, files);
     }
 }
 
@@ -398,33 +410,43 @@ fn has_extension(name: &str, extension: &str) -> bool {
 }
 
 fn collect_embedded(
-    dir: &'static Dir<'static>,
+    dir: &'static BuiltinFolder,
     extension: &str,
+    wanted: &dyn Fn(&str) -> bool,
     files: &mut BTreeMap<String, SourceFile>,
     warnings: &mut Vec<Diagnostic>,
 ) {
     for file in dir.files() {
-        let rel = file.path().to_string_lossy().replace('\\', "/");
-        if !has_extension(&rel, extension) || is_hidden(&rel) {
+        let rel = file.path();
+        if !has_extension(rel, extension) || is_hidden(rel) || !wanted(rel) {
             continue;
         }
-        match decode(&rel, file.contents(), warnings) {
-            Some(text) => {
-                files.insert(
-                    rel.clone(),
-                    SourceFile {
-                        rel,
-                        origin: Origin::Builtin,
-                        text,
-                        stamp: None,
-                    },
-                );
-            }
-            None => continue,
+        if file.size() as u64 > MAX_FILE_BYTES {
+            warnings.push(too_big(rel, file.size() as u64));
+            continue;
         }
-    }
-    for sub in dir.dirs() {
-        collect_embedded(sub, extension, files, warnings);
+        let text = match file.bytes() {
+            Ok(bytes) => decode(rel, &bytes, warnings),
+            Err(err) => {
+                warnings.push(Diagnostic::warning(
+                    rel,
+                    None,
+                    format!("cannot read, skipped: {err}"),
+                ));
+                None
+            }
+        };
+        if let Some(text) = text {
+            files.insert(
+                rel.to_string(),
+                SourceFile {
+                    rel: rel.to_string(),
+                    origin: Origin::Builtin,
+                    text,
+                    stamp: None,
+                },
+            );
+        }
     }
 }
 
