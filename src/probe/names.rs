@@ -94,6 +94,7 @@ pub const FACT_NAMES: &[FactName] = &[
     fact("package", Any, Files, "an installed Python distribution beside torch, `name version`, from its .dist-info"),
     fact("nvidia-wheel", Any, Files, "an NVIDIA CUDA wheel, `name version`"),
     fact("nvidia-wheel.libs", Any, Files, "the libraries in that wheel's lib folder"),
+    fact("nvidia-wheel.missing", Any, Files, "a library an NVIDIA wheel's RECORD lists that is not there (its files removed by another wheel's uninstall, or deleted)"),
     fact("libcupti", Any, Files, "a CUPTI library found, and where"),
     fact("cuda-toolkit", Any, Files, "a CUDA toolkit folder and its version"),
     fact("nvcc", Any, Files, "an nvcc in a toolkit folder"),
