@@ -275,6 +275,12 @@ fn a_missing_library_never_gets_the_causes_of_a_section_about_another() {
 
 // ---- the verb, end to end ---------------------------------------------------------------------
 
+/// The cause `lore diagnose` prints under `Holds here:`, if one holds.
+fn first_holding(stdout: &str) -> Option<&str> {
+    let at = stdout.find("Holds here:")?;
+    stdout[at..].lines().nth(1)
+}
+
 fn write_root(dir: &Path, names: &[&str]) {
     let manifest = manifest();
     build_root(dir, manifest["sets"].as_table().unwrap(), names);
@@ -514,12 +520,8 @@ fn a_venv_only_the_traceback_names_is_probed_and_its_cause_holds() {
             && stdout.contains("data/envs/build"),
         "{stdout}"
     );
-    let holds = stdout.find("Holds here:").expect(&stdout);
     assert!(
-        stdout[holds..]
-            .lines()
-            .nth(1)
-            .is_some_and(|l| l.contains("venv whose bin/ is not on PATH")),
+        first_holding(&stdout).is_some_and(|l| l.contains("venv whose bin/ is not on PATH")),
         "{stdout}"
     );
     assert!(stdout.contains("ninja-1.13.0.dist-info"), "{stdout}");
@@ -570,10 +572,6 @@ fn no_cuda_gpus_is_judged_on_the_device_mask_of_the_environment() {
             out.status.code(),
             String::from_utf8_lossy(&out.stdout).to_string(),
         )
-    };
-    let first_holding = |stdout: &str| {
-        let at = stdout.find("Holds here:")?;
-        stdout[at..].lines().nth(1).map(str::to_string)
     };
 
     let (code, stdout) = run(Some(""));
@@ -647,12 +645,8 @@ fn each_out_of_memory_message_is_judged_on_its_own_numbers() {
             stdout.contains("The message states: message.oom.request"),
             "{stdout}"
         );
-        let holds = stdout.find("Holds here:").expect(&stdout);
         assert!(
-            stdout[holds..]
-                .lines()
-                .nth(1)
-                .is_some_and(|l| l.contains(cause)),
+            first_holding(&stdout).is_some_and(|l| l.contains(cause)),
             "{cause}: {stdout}"
         );
         // Only that cause holds.
