@@ -169,4 +169,38 @@ fn ctrl_d_on_a_traceback_probes_the_environment_its_paths_name() {
         .expect("the probe is asked for");
     assert_eq!(named.len(), 1, "{named:?}");
     assert_eq!(named[0].prefix, "/data/envs/build");
+
+    // The worker probes an image where that venv exists; the status line
+    // says it was read because the paste named it.
+    let root = tempfile::tempdir().unwrap();
+    let site = root
+        .path()
+        .join("data/envs/build/lib/python3.12/site-packages");
+    std::fs::create_dir_all(site.join("torch")).unwrap();
+    std::fs::create_dir_all(site.join("ninja-1.13.0.dist-info")).unwrap();
+    std::fs::write(
+        site.join("torch/version.py"),
+        "__version__ = '2.11.0+cu130'\ncuda: Optional[str] = '13.0'\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.path().join("data/envs/build/pyvenv.cfg"),
+        "home = /usr/bin\n",
+    )
+    .unwrap();
+    let options = ProbeOptions {
+        root: Some(root.path().to_path_buf()),
+        dockerfile: None,
+    };
+    let (_, ctx) = diagnose::probe_context_naming(&options, &named).unwrap();
+    a.update(Action::CausesProbed(Ok(Arc::new(ctx))));
+    let status = a
+        .status
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default();
+    assert!(
+        status.contains("also probed") && status.contains("data/envs/build"),
+        "{status}"
+    );
 }

@@ -80,14 +80,15 @@ pub fn run(settings: &Settings, args: &DiagnoseArgs, options: &ProbeOptions) -> 
         }
         return Ok(EXIT_PROBLEMS);
     }
-    let named = diagnose::message::python_envs(&text);
-    let (findings, ctx) = match diagnose::probe_context_naming(options, &named) {
+    let in_message = diagnose::message::python_envs(&text);
+    let (findings, ctx) = match diagnose::probe_context_naming(options, &in_message) {
         Ok(found) => found,
         Err(err) => {
             say!("lore: error: {}", sanitize(&err.to_string()));
             return Ok(EXIT_USAGE);
         }
     };
+    let named = ctx.named_envs().to_vec();
     let stated = diagnose::message::facts(&text);
     let diagnosis = diagnose::diagnose(sections, &ctx.with_stated(&stated));
     let stated: Vec<String> = stated
@@ -98,14 +99,6 @@ pub fn run(settings: &Settings, args: &DiagnoseArgs, options: &ProbeOptions) -> 
                 None => format!("{} {}", f.fact, f.value),
             },
         )
-        .collect();
-    // Those that exist where the probes looked, as found.
-    let named: Vec<String> = findings
-        .root
-        .iter()
-        .flat_map(|r| &r.python_envs)
-        .filter(|e| e.named_by_message())
-        .map(|e| e.prefix.clone())
         .collect();
     let notes: Vec<String> = findings
         .notes

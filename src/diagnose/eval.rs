@@ -82,6 +82,9 @@ pub struct Context {
     dockerfile: bool,
     /// Whether the facts a message states were added (`with_stated`).
     message: bool,
+    /// The Python environments probed because the message's paths named
+    /// them (`probe_context_naming`), as shown.
+    named: Vec<String>,
 }
 
 impl PartialEq for Context {
@@ -102,13 +105,27 @@ impl Context {
             .as_ref()
             .and(options.root_dir())
             .and_then(|dir| Root::new(&dir).ok());
+        let named = findings
+            .root
+            .iter()
+            .flat_map(|r| &r.python_envs)
+            .filter(|e| e.named_by_message())
+            .map(|e| e.prefix.clone())
+            .collect();
         Context {
             facts: findings.facts(),
             live: root.as_ref().is_some_and(Root::is_live),
             root,
             dockerfile: findings.dockerfile.is_some(),
             message: false,
+            named,
         }
+    }
+
+    /// The Python environments probed because the message's paths lead
+    /// there (and that exist where the probes looked), as shown.
+    pub fn named_envs(&self) -> &[String] {
+        &self.named
     }
 
     /// These facts and the ones a message states (`diagnose::message::facts`
@@ -128,6 +145,7 @@ impl Context {
             live: false,
             dockerfile: false,
             message: false,
+            named: Vec::new(),
         }
     }
 
@@ -831,6 +849,7 @@ mod tests {
             live,
             dockerfile: false,
             message: false,
+            named: Vec::new(),
         }
     }
 

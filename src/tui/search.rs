@@ -199,7 +199,16 @@ impl App {
                             .iter()
                             .filter(|(v, _)| *v == Some(Verdict::Holds))
                             .count();
-                        format!("checked {} causes: {holds} hold here", c.causes.len())
+                        let mut text =
+                            format!("checked {} causes: {holds} hold here", c.causes.len());
+                        if let Some(ctx) = &self.search.checked
+                            && !ctx.named_envs().is_empty()
+                        {
+                            // Paths in the paste led the probes there too.
+                            let named = ctx.named_envs().join(", ");
+                            text.push_str(&format!(" (also probed {named}, named by the paste)"));
+                        }
+                        text
                     }
                     None => "probed; this hit lists no causes to check".to_string(),
                 };
