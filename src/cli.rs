@@ -123,7 +123,7 @@ pub struct ProbeArgs {
                   comes first. Exit 0 when a cause holds, 1 when none does or no section lists causes."
 )]
 pub struct DiagnoseArgs {
-    /// Print JSON: {query, probed, sections, causes: [{text, check, verdict, reasons, evidence, fix, confirm}], holds, notes}
+    /// Print JSON: {probed, sections, causes: [{text, check, check_words, verdict, reasons, evidence, fix, confirm, at}], holds, fix, stated, named, notes}
     #[arg(long)]
     pub json: bool,
 

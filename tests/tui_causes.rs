@@ -192,7 +192,7 @@ fn ctrl_d_on_a_traceback_probes_the_environment_its_paths_name() {
         root: Some(root.path().to_path_buf()),
         dockerfile: None,
     };
-    let (_, ctx) = diagnose::probe_context_naming(&options, &named).unwrap();
+    let (_, ctx) = diagnose::probe_context_with_named_envs(&options, &named).unwrap();
     a.update(Action::CausesProbed(Ok(Arc::new(ctx))));
     let status = a
         .status

@@ -81,7 +81,7 @@ pub fn run(settings: &Settings, args: &DiagnoseArgs, options: &ProbeOptions) -> 
         return Ok(EXIT_PROBLEMS);
     }
     let in_message = diagnose::message::python_envs(&text);
-    let (findings, ctx) = match diagnose::probe_context_naming(options, &in_message) {
+    let (findings, ctx) = match diagnose::probe_context_with_named_envs(options, &in_message) {
         Ok(found) => found,
         Err(err) => {
             say!("lore: error: {}", sanitize(&err.to_string()));
@@ -91,6 +91,11 @@ pub fn run(settings: &Settings, args: &DiagnoseArgs, options: &ProbeOptions) -> 
     let named = ctx.named_envs().to_vec();
     let stated = diagnose::message::facts(&text);
     let diagnosis = diagnose::diagnose(sections, &ctx.with_stated(&stated));
+    // `fact value` for --json, as documented; the text output adds units.
+    let stated_json: Vec<String> = stated
+        .iter()
+        .map(|f| format!("{} {}", f.fact, f.value))
+        .collect();
     let stated: Vec<String> = stated
         .iter()
         .map(
@@ -116,7 +121,7 @@ pub fn run(settings: &Settings, args: &DiagnoseArgs, options: &ProbeOptions) -> 
                 causes: diagnosis.causes.clone(),
                 holds,
                 fix: diagnosis.first_holding().and_then(|c| c.fix.clone()),
-                stated,
+                stated: stated_json,
                 named,
                 notes,
             },

@@ -83,7 +83,7 @@ pub struct Context {
     /// Whether the facts a message states were added (`with_stated`).
     message: bool,
     /// The Python environments probed because the message's paths named
-    /// them (`probe_context_naming`), as shown.
+    /// them (`probe_context_with_named_envs`), as shown.
     named: Vec<String>,
 }
 
@@ -109,7 +109,7 @@ impl Context {
             .root
             .iter()
             .flat_map(|r| &r.python_envs)
-            .filter(|e| e.named_by_message())
+            .filter(|e| e.named_only)
             .map(|e| e.prefix.clone())
             .collect();
         Context {
@@ -816,16 +816,16 @@ fn present_test(name: &str, ctx: &Context) -> Evaluation {
 /// Probes what `options` name and makes the context; `Err` when the root or
 /// Dockerfile cannot be opened at all.
 pub fn probe_context(options: &ProbeOptions) -> Result<(Findings, Context), probe::ProbeError> {
-    probe_context_naming(options, &[])
+    probe_context_with_named_envs(options, &[])
 }
 
 /// `probe_context`, with the Python environments a message names
 /// ([`super::message::python_envs`]) probed too.
-pub fn probe_context_naming(
+pub fn probe_context_with_named_envs(
     options: &ProbeOptions,
     named: &[probe::NamedEnv],
 ) -> Result<(Findings, Context), probe::ProbeError> {
-    let findings = probe::run_naming(options, named)?;
+    let findings = probe::run_with_named_envs(options, named)?;
     let ctx = Context::new(&findings, options);
     Ok((findings, ctx))
 }

@@ -210,17 +210,28 @@ pub fn facts(message: &str) -> Vec<Fact> {
 ///   capacity; 319.96 MiB already allocated; 91.00 MiB free; 334.00 MiB
 ///   reserved in total by PyTorch)`.
 ///
-/// `message.oom.others` is what the GPU holds beyond this process (total −
-/// free − this process), or the `Process N has …` lines' sum where this
-/// process's own use is not printed.
+/// `message.oom.others` is what the GPU holds beyond this process: total −
+/// free − this process's use (`this process has …`, which PyTorch prints
+/// only where NVML's process ids are its own; elsewhere, as in a container
+/// with its own process ids, its own use is among the `Process N has …`
+/// lines, so they are not summed). Sizes a cause compares to the request
+/// are rounded down and the request (and this process's use) up, so a
+/// request under 1 MiB does not tie with an empty cache. Torch 2.1 printed
+/// `total capacty`.
+///
+/// At most `MAX_OOM_MESSAGES` messages are read: a log of a thousand ranks'
+/// messages would otherwise give a thousand values of each fact to compare.
 fn oom_facts(text: &str, add: &mut impl FnMut(&'static str, String, String)) {
-    for rest in after_each(text, OOM_REQUEST) {
+    for rest in after_each(text, OOM_REQUEST)
+        .into_iter()
+        .take(MAX_OOM_MESSAGES)
+    {
         // One message's fields, up to the next one's.
         let mut message = oom_window(rest);
         if let Some(next) = message.find(OOM_REQUEST) {
             message = &message[..next];
         }
-        let Some((request, words)) = leading_size(message) else {
+        let Some((request, words)) = leading_size(message, Round::Up) else {
             continue;
         };
         let mut put = |fact: &'static str, mib: u64, words: String| {
@@ -232,9 +243,10 @@ fn oom_facts(text: &str, add: &mut impl FnMut(&'static str, String, String)) {
             format!("{OOM_REQUEST}{words}"),
         );
         let total = size_after(message, "total capacity of ")
+            .or_else(|| size_after(message, "total capacty of "))
             .or_else(|| size_before(message, " total capacity"));
         let free = size_after(message, " of which ").or_else(|| size_before(message, " free;"));
-        let own = size_after(message, "this process has ");
+        let own = leading_after(message, "this process has ", Round::Up);
         let allocated = size_after(message, "Of the allocated memory ")
             .or_else(|| size_before(message, " already allocated"));
         let cached =
@@ -254,20 +266,18 @@ fn oom_facts(text: &str, add: &mut impl FnMut(&'static str, String, String)) {
                 put(fact, *mib, words.clone());
             }
         }
-        let others = match (&total, &free, &own) {
-            (Some((t, tw)), Some((f, fw)), Some((o, ow))) => Some((
-                t.saturating_sub(*f).saturating_sub(*o),
-                format!("{tw}, {fw}, {ow}"),
-            )),
-            _ => other_processes(message),
-        };
-        if let Some((mib, words)) = others {
-            put("message.oom.others", mib, words);
+        if let (Some((t, tw)), Some((f, fw)), Some((o, ow))) = (&total, &free, &own) {
+            let others = t.saturating_sub(*f).saturating_sub(*o);
+            put("message.oom.others", others, format!("{tw}, {fw}, {ow}"));
         }
     }
 }
 
 const OOM_REQUEST: &str = "Tried to allocate ";
+/// Out-of-memory messages read from one paste, at most.
+const MAX_OOM_MESSAGES: usize = 4;
+/// A size above this (1 EiB, in MiB) is not a GPU's.
+const MAX_MIB: u64 = 1 << 40;
 
 /// The OOM message after `Tried to allocate `: long enough for its fields
 /// and a few `Process N has …` lines, bounded for a hostile paste.
@@ -277,30 +287,15 @@ fn oom_window(rest: &str) -> &str {
         .map_or(rest, |(at, _)| &rest[..at])
 }
 
-/// The sum of the `Process N has X memory in use` lines, with their words.
-fn other_processes(message: &str) -> Option<(u64, String)> {
-    let mut sum = 0;
-    let mut words = Vec::new();
-    for rest in after_each(message, "Process ") {
-        let pid = first_word(rest);
-        if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        let Some(after) = rest[pid.len()..].strip_prefix(" has ") else {
-            continue;
-        };
-        if let Some((mib, size)) = leading_size(after) {
-            sum += mib;
-            words.push(format!("Process {pid} has {size}"));
-        }
-    }
-    (!words.is_empty()).then(|| (sum, words.join(", ")))
+/// The size right after the first `phrase`, in MiB (rounded down), with
+/// its words.
+fn size_after(text: &str, phrase: &str) -> Option<(u64, String)> {
+    leading_after(text, phrase, Round::Down)
 }
 
-/// The size right after the first `phrase`, in MiB, with its words.
-fn size_after(text: &str, phrase: &str) -> Option<(u64, String)> {
+fn leading_after(text: &str, phrase: &str, round: Round) -> Option<(u64, String)> {
     let at = text.find(phrase)?;
-    let (mib, size) = leading_size(&text[at + phrase.len()..])?;
+    let (mib, size) = leading_size(&text[at + phrase.len()..], round)?;
     Some((mib, format!("{}{size}", phrase.trim_start())))
 }
 
@@ -310,7 +305,7 @@ fn size_before(text: &str, phrase: &str) -> Option<(u64, String)> {
     let mut words = text[..at].rsplit(' ');
     let unit = words.next()?;
     let number = words.next()?.trim_start_matches(['(', ';']);
-    let mib = mebibytes(number, unit)?;
+    let mib = mebibytes(number, unit, Round::Down)?;
     Some((
         mib,
         format!("{number} {unit}{}", phrase.trim_end_matches(';')),
@@ -318,16 +313,23 @@ fn size_before(text: &str, phrase: &str) -> Option<(u64, String)> {
 }
 
 /// `2.00 GiB. GPU 0 …` → 2048 and `2.00 GiB`.
-fn leading_size(text: &str) -> Option<(u64, String)> {
+fn leading_size(text: &str, round: Round) -> Option<(u64, String)> {
     let mut words = text.split(' ');
     let number = words.next()?;
     let unit = words.next()?.trim_end_matches(['.', ',', ';', ')', '(']);
-    Some((mebibytes(number, unit)?, format!("{number} {unit}")))
+    Some((mebibytes(number, unit, round)?, format!("{number} {unit}")))
+}
+
+/// Which way a size is rounded to whole MiB.
+#[derive(Clone, Copy)]
+enum Round {
+    Up,
+    Down,
 }
 
 /// A size as PyTorch's `format_size` prints it (`bytes`, `KiB`, `MiB`,
-/// `GiB`), in whole MiB.
-fn mebibytes(number: &str, unit: &str) -> Option<u64> {
+/// `GiB`), in whole MiB; `None` past `MAX_MIB`.
+fn mebibytes(number: &str, unit: &str, round: Round) -> Option<u64> {
     let n: f64 = number.parse().ok()?;
     let per_mib = match unit {
         "bytes" => 1024.0 * 1024.0,
@@ -337,7 +339,14 @@ fn mebibytes(number: &str, unit: &str) -> Option<u64> {
         "TiB" => 1.0 / (1024.0 * 1024.0),
         _ => return None,
     };
-    (n.is_finite() && (0.0..1e15).contains(&n)).then(|| (n / per_mib).round() as u64)
+    let mib = n / per_mib;
+    if !mib.is_finite() || !(0.0..=MAX_MIB as f64).contains(&mib) {
+        return None;
+    }
+    Some(match round {
+        Round::Up => mib.ceil() as u64,
+        Round::Down => mib.floor() as u64,
+    })
 }
 
 /// Every text between `before` and the next `after`, close by.
@@ -458,11 +467,11 @@ mod tests {
             pairs(&[
                 ("message.oom.request", "409600"),
                 ("message.oom.total", "143155"),
-                ("message.oom.free", "142633"),
+                ("message.oom.free", "142632"),
                 ("message.oom.allocated", "0"),
                 ("message.oom.reserved-free", "0"),
-                // 143155.2 - 142632.96 - 518: rounding leaves 4 MiB.
-                ("message.oom.others", "4"),
+                // 143155 - 142632 - 518 (sizes rounded down, own use up).
+                ("message.oom.others", "5"),
             ])
         );
         let f = facts(oom);
@@ -481,37 +490,75 @@ mod tests {
             "{got:?}"
         );
         assert!(
-            got.contains(&("message.oom.allocated".into(), "20521".into())),
+            got.contains(&("message.oom.allocated".into(), "20520".into())),
             "{got:?}"
         );
-        // 24115.2 - 1689.6 - 21729.28 = 696.32
+        // 24115 - 1689 - 21730
         assert!(
             got.contains(&("message.oom.others".into(), "696".into())),
             "{got:?}"
         );
-        // No own use printed: the other processes' lines are summed.
+        // Without `this process has`, the `Process N has` lines may hold its
+        // own use (container process ids): others is not told.
         let lines = "Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 10.00 GiB of which 0 bytes is free. Process 11 has 4.00 GiB memory in use. Process 12 has 1.50 GiB memory in use.";
-        assert_eq!(
-            read(lines)
-                .into_iter()
-                .find(|(f, _)| f == "message.oom.others"),
-            Some(("message.oom.others".into(), "5632".into()))
-        );
+        assert!(!read(lines).iter().any(|(f, _)| f == "message.oom.others"));
         let old = "RuntimeError: CUDA out of memory. Tried to allocate 28.00 MiB (GPU 0; 3.78 GiB total capacity; 319.96 MiB already allocated; 91.00 MiB free; 334.00 MiB reserved in total by PyTorch)";
         assert_eq!(
             read(old),
             pairs(&[
                 ("message.oom.request", "28"),
-                ("message.oom.total", "3871"),
+                ("message.oom.total", "3870"),
                 ("message.oom.free", "91"),
-                ("message.oom.allocated", "320"),
-                ("message.oom.reserved-free", "14"),
+                ("message.oom.allocated", "319"),
+                ("message.oom.reserved-free", "15"),
             ])
         );
-        // Two ranks' messages with other sizes: both read, each once.
-        let two = format!("{with_process}\n[rank1]: {with_process}");
-        assert_eq!(read(&two).len(), 6);
+        // Torch 2.1's own spelling.
+        let typo = "Tried to allocate 55.57 GiB. GPU 0 has a total capacty of 12.00 GiB of which 9.02 GiB is free.";
+        assert!(read(typo).contains(&("message.oom.total".into(), "12288".into())));
+        // Two ranks' messages with other sizes: each value read once.
+        let other_rank = with_process.replace("2.00 GiB.", "4.00 GiB.");
+        let two =
+            format!("[rank0]: {with_process}\n[rank1]: {other_rank}\n[rank0]: {with_process}");
+        let requests: Vec<String> = read(&two)
+            .into_iter()
+            .filter(|(f, _)| f == "message.oom.request")
+            .map(|(_, v)| v)
+            .collect();
+        assert_eq!(requests, ["2048", "4096"]);
         assert!(read("Tried to allocate more than 1EB memory.").is_empty());
+    }
+
+    #[test]
+    fn small_requests_huge_sizes_and_many_messages() {
+        // 256 KiB asks for 1 MiB: an empty cache (0) is not enough for it.
+        let small = "Tried to allocate 256.00 KiB (GPU 0; 3.78 GiB total capacity; 3.50 GiB already allocated; 100.00 KiB free; 3.50 GiB reserved in total by PyTorch)";
+        let got = read(small);
+        assert!(
+            got.contains(&("message.oom.request".into(), "1".into())),
+            "{got:?}"
+        );
+        assert!(
+            got.contains(&("message.oom.reserved-free".into(), "0".into())),
+            "{got:?}"
+        );
+        // Sizes no GPU has are not read (and do not overflow).
+        let huge = "Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 99999999999999 TiB of which 0 bytes is free. Including non-PyTorch memory, this process has 99999999999999 TiB memory in use.";
+        let got = read(huge);
+        assert!(
+            !got.iter()
+                .any(|(f, _)| f == "message.oom.total" || f == "message.oom.others"),
+            "{got:?}"
+        );
+        // A thousand different messages: the first four are read.
+        let many: String = (1..=1000)
+            .map(|i| format!("Tried to allocate {i}.00 MiB (GPU 0; 3.78 GiB total capacity; {i}.00 MiB already allocated; 1.00 MiB free; 3.00 GiB reserved in total by PyTorch)\n"))
+            .collect();
+        let requests = read(&many)
+            .into_iter()
+            .filter(|(f, _)| f == "message.oom.request")
+            .count();
+        assert_eq!(requests, MAX_OOM_MESSAGES);
     }
 
     #[test]

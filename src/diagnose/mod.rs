@@ -12,7 +12,9 @@ pub mod message;
 
 use serde::Serialize;
 
-pub use eval::{Context, Evaluation, Verdict, evaluate, probe_context, probe_context_naming};
+pub use eval::{
+    Context, Evaluation, Verdict, evaluate, probe_context, probe_context_with_named_envs,
+};
 
 use crate::corpus::causes::{self, Cause, CauseBlock};
 use crate::corpus::{Document, Section};

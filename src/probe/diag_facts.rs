@@ -199,9 +199,11 @@ fn visible_gpus(root: &Root, mask: &str, out: &mut Vec<Fact>) {
 /// variable: a comma-separated list of indices or `GPU-`/`MIG-` UUIDs, read
 /// up to its first invalid entry (`0,2,-1,1` shows devices 0 and 2). `None`
 /// where that cannot be told from files: a UUID (matched against the
-/// driver's GPUs), an index with no device nodes to count (no driver here,
-/// or `/dev` unreadable: then the mask is not what hides the GPUs).
+/// driver's GPUs), or no device nodes to count (no GPU here, or `/dev`
+/// unreadable: then the mask is not what leaves CUDA no GPU).
 fn visible_count(mask: &str, nodes: Option<usize>) -> Option<usize> {
+    // With no GPU to hide, the mask is not what leaves CUDA none.
+    let nodes = nodes.filter(|&n| n > 0)?;
     let mut count = 0;
     for entry in mask.split(',') {
         let entry = entry.trim();
@@ -212,9 +214,8 @@ fn visible_count(mask: &str, nodes: Option<usize>) -> Option<usize> {
             // Empty, `-1`, `all`, `none`: not an index; the list ends here.
             break;
         }
-        match (entry.parse::<usize>(), nodes) {
-            (_, None | Some(0)) => return None,
-            (Ok(index), Some(n)) if index < n => count += 1,
+        match entry.parse::<usize>() {
+            Ok(index) if index < nodes => count += 1,
             _ => break,
         }
     }
@@ -847,7 +848,7 @@ mod tests {
         assert_eq!(visible_count("", Some(1)), Some(0));
         assert_eq!(visible_count("1", Some(1)), Some(0));
         assert_eq!(visible_count("0", Some(1)), Some(1));
-        assert_eq!(visible_count("-1", None), Some(0));
+        assert_eq!(visible_count("-1", Some(2)), Some(0));
         assert_eq!(visible_count("all", Some(8)), Some(0));
         // The Programming Guide's example: the list ends at -1.
         assert_eq!(visible_count("0,2,-1,1", Some(4)), Some(2));
@@ -857,6 +858,7 @@ mod tests {
         assert_eq!(visible_count("0,MIG-1a2b", Some(1)), None);
         assert_eq!(visible_count("0", None), None);
         assert_eq!(visible_count("3", Some(0)), None);
+        assert_eq!(visible_count("", Some(0)), None);
     }
 
     #[test]

@@ -86,6 +86,10 @@ pub struct PythonEnv {
     /// Its site folders inside the root.
     #[serde(skip)]
     pub(super) sites: Vec<String>,
+    /// Found only because a pasted message named it (`NamedEnv`): no
+    /// `$PATH` entry, variable, usual place or search led there.
+    #[serde(skip)]
+    pub named_only: bool,
 }
 
 /// The Python that `python3` runs on the machine (the first `$PATH` folder
@@ -120,14 +124,7 @@ pub struct NamedEnv {
 }
 
 /// How an environment's `found_by` says a message named it.
-pub const NAMED_BY_MESSAGE: &str = "named by the message";
-
-impl PythonEnv {
-    /// Whether a pasted message named this environment (`NamedEnv`).
-    pub fn named_by_message(&self) -> bool {
-        self.found_by.iter().any(|f| f.contains(NAMED_BY_MESSAGE))
-    }
-}
+const NAMED_BY_MESSAGE: &str = "named by the message";
 
 /// The environments found, in the order found, each once.
 pub(super) struct Envs {
@@ -148,6 +145,22 @@ impl Envs {
     /// Adds the environment at `prefix` (inside the root) if it has site
     /// folders; one found again only gains the new evidence.
     fn add(&mut self, root: &Root, prefix: &str, found_by: String, notes: &mut Vec<Note>) {
+        self.insert(root, prefix, found_by, false, notes);
+    }
+
+    /// `add`, for an environment a pasted message names.
+    fn add_named(&mut self, root: &Root, prefix: &str, found_by: String, notes: &mut Vec<Note>) {
+        self.insert(root, prefix, found_by, true, notes);
+    }
+
+    fn insert(
+        &mut self,
+        root: &Root,
+        prefix: &str,
+        found_by: String,
+        named: bool,
+        notes: &mut Vec<Note>,
+    ) {
         let prefix = prefix.trim_end_matches('/');
         let prefix = if prefix.is_empty() { "/" } else { prefix };
         let Ok(real) = root.real(prefix) else { return };
@@ -155,6 +168,7 @@ impl Envs {
             if !self.list[i].found_by.contains(&found_by) {
                 self.list[i].found_by.push(found_by);
             }
+            self.list[i].named_only &= named;
             return;
         }
         let sites = sites_of(root, prefix);
@@ -181,6 +195,7 @@ impl Envs {
             found_by: vec![found_by],
             inside: prefix.to_string(),
             sites,
+            named_only: named,
         });
     }
 }
@@ -199,6 +214,7 @@ impl Envs {
             found_by: vec![found_by],
             inside: dir.to_string(),
             sites: vec![dir.to_string()],
+            named_only: false,
         });
     }
 }
@@ -275,7 +291,7 @@ pub(super) fn find(
     // One the system also finds only gains this evidence.
     for n in named {
         let by = format!("{} {NAMED_BY_MESSAGE}, line {}", n.site, n.line);
-        envs.add(root, &n.prefix, by, notes);
+        envs.add_named(root, &n.prefix, by, notes);
     }
     let home = env.and_then(|env| env.get("HOME"));
     usual_places(root, home, &mut envs, notes);

@@ -281,12 +281,15 @@ pub enum ProbeError {
 /// root or Dockerfile that cannot be opened at all is an error. On the
 /// machine the process environment is read too; an image has none.
 pub fn run(options: &ProbeOptions) -> Result<Findings, ProbeError> {
-    run_naming(options, &[])
+    run_with_named_envs(options, &[])
 }
 
 /// `run`, with Python environments named from elsewhere (by the paths of a
 /// pasted message: `lore diagnose`) probed beside those the system finds.
-pub fn run_naming(options: &ProbeOptions, named: &[NamedEnv]) -> Result<Findings, ProbeError> {
+pub fn run_with_named_envs(
+    options: &ProbeOptions,
+    named: &[NamedEnv],
+) -> Result<Findings, ProbeError> {
     let live = options
         .root_dir()
         .and_then(|d| std::fs::canonicalize(d).ok())

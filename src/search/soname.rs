@@ -75,8 +75,13 @@ fn modules(text: &str) -> Vec<Soname> {
         .filter_map(|(at, phrase)| {
             let rest = &text[at + phrase.len()..];
             let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
-            let from = line.find(" from ")?;
-            Some(at + phrase.len() + from + " from ".len())
+            let from = line.find(" from ")? + " from ".len();
+            // `… from partially initialized module 'M' (most likely due to a
+            // circular import)`: the module is after those words.
+            let skip = line[from..]
+                .strip_prefix(PARTIAL)
+                .map_or(0, |_| PARTIAL.len());
+            Some(at + phrase.len() + from + skip)
         });
     let mut starts: Vec<usize> = missing.chain(lacking).collect();
     starts.sort_unstable();
@@ -96,6 +101,10 @@ fn modules(text: &str) -> Vec<Soname> {
         })
         .collect()
 }
+
+/// The words before the module in Python's circular-import form of
+/// `cannot import name`.
+const PARTIAL: &str = "partially initialized module ";
 
 /// How a Python module is told from a library among a text's subjects.
 const MODULE_PREFIX: &str = "py:";
@@ -188,6 +197,10 @@ mod tests {
             "ImportError: cannot import name 'packaging' from 'pkg_resources'",
             &subjects("ModuleNotFoundError: No module named 'pkg_resources'")
         ));
+        let circular = subjects(
+            "ImportError: cannot import name 'triton_key' from partially initialized module 'triton.compiler.compiler' (most likely due to a circular import)",
+        );
+        assert_eq!(circular[0].lib, "py:triton.compiler.compiler");
         // Python 2's `cannot import name X` names no module: no subject.
         assert!(subjects("ImportError: cannot import name _C").is_empty());
     }

@@ -38,7 +38,7 @@ pub fn spawn_causes(options: ProbeOptions, named: Vec<probe::NamedEnv>, events: 
         .name("probe-causes".into())
         .spawn(move || {
             let started = std::time::Instant::now();
-            let result = diagnose::probe_context_naming(&options, &named)
+            let result = diagnose::probe_context_with_named_envs(&options, &named)
                 .map(|(_, ctx)| Arc::new(ctx))
                 .map_err(|err| err.to_string());
             log::info!(
