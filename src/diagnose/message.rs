@@ -227,7 +227,7 @@ fn oom_facts(text: &str, add: &mut impl FnMut(&'static str, String, String)) {
         .take(MAX_OOM_MESSAGES)
     {
         // One message's fields, up to the next one's.
-        let mut message = oom_window(rest);
+        let mut message = first_chars(rest, OOM_WINDOW_CHARS);
         if let Some(next) = message.find(OOM_REQUEST) {
             message = &message[..next];
         }
@@ -279,13 +279,9 @@ const MAX_OOM_MESSAGES: usize = 4;
 /// A size above this (1 EiB, in MiB) is not a GPU's.
 const MAX_MIB: u64 = 1 << 40;
 
-/// The OOM message after `Tried to allocate `: long enough for its fields
-/// and a few `Process N has …` lines, bounded for a hostile paste.
-fn oom_window(rest: &str) -> &str {
-    rest.char_indices()
-        .nth(1200)
-        .map_or(rest, |(at, _)| &rest[..at])
-}
+/// Characters after `Tried to allocate ` that hold one OOM message's
+/// fields and a few `Process N has …` lines.
+const OOM_WINDOW_CHARS: usize = 1200;
 
 /// The size right after the first `phrase`, in MiB (rounded down), with
 /// its words.
@@ -360,9 +356,14 @@ fn between<'t>(text: &'t str, before: &str, after: &str) -> Vec<&'t str> {
 /// The start of `rest` where the rest of one message lies: looking no
 /// further keeps a paste of a million `Value '` quick.
 fn window(rest: &str) -> &str {
-    rest.char_indices()
-        .nth(WINDOW_CHARS)
-        .map_or(rest, |(at, _)| &rest[..at])
+    first_chars(rest, WINDOW_CHARS)
+}
+
+/// At most the first `n` characters of `text`.
+fn first_chars(text: &str, n: usize) -> &str {
+    text.char_indices()
+        .nth(n)
+        .map_or(text, |(at, _)| &text[..at])
 }
 
 /// Longer than any name and closing words these messages have.
@@ -452,6 +453,11 @@ mod tests {
             .collect()
     }
 
+    /// Whether `message` states `fact` with `value`.
+    fn states(message: &str, fact: &str, value: &str) -> bool {
+        read(message).iter().any(|(f, v)| f == fact && v == value)
+    }
+
     fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
         list.iter()
             .map(|(a, b)| (a.to_string(), b.to_string()))
@@ -484,20 +490,10 @@ mod tests {
     #[test]
     fn other_processes_fragmentation_and_the_1_x_form() {
         let with_process = "Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.55 GiB of which 1.65 GiB is free. Process 5906 has 293.38 MiB memory in use. Including non-PyTorch memory, this process has 21.22 GiB memory in use. Of the allocated memory 20.04 GiB is allocated by PyTorch, and 903.34 MiB is reserved by PyTorch but unallocated.";
-        let got = read(with_process);
-        assert!(
-            got.contains(&("message.oom.reserved-free".into(), "903".into())),
-            "{got:?}"
-        );
-        assert!(
-            got.contains(&("message.oom.allocated".into(), "20520".into())),
-            "{got:?}"
-        );
+        assert!(states(with_process, "message.oom.reserved-free", "903"));
+        assert!(states(with_process, "message.oom.allocated", "20520"));
         // 24115 - 1689 - 21730
-        assert!(
-            got.contains(&("message.oom.others".into(), "696".into())),
-            "{got:?}"
-        );
+        assert!(states(with_process, "message.oom.others", "696"));
         // Without `this process has`, the `Process N has` lines may hold its
         // own use (container process ids): others is not told.
         let lines = "Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 10.00 GiB of which 0 bytes is free. Process 11 has 4.00 GiB memory in use. Process 12 has 1.50 GiB memory in use.";
@@ -515,7 +511,7 @@ mod tests {
         );
         // Torch 2.1's own spelling.
         let typo = "Tried to allocate 55.57 GiB. GPU 0 has a total capacty of 12.00 GiB of which 9.02 GiB is free.";
-        assert!(read(typo).contains(&("message.oom.total".into(), "12288".into())));
+        assert!(states(typo, "message.oom.total", "12288"));
         // Two ranks' messages with other sizes: each value read once.
         let other_rank = with_process.replace("2.00 GiB.", "4.00 GiB.");
         let two =
@@ -533,15 +529,8 @@ mod tests {
     fn small_requests_huge_sizes_and_many_messages() {
         // 256 KiB asks for 1 MiB: an empty cache (0) is not enough for it.
         let small = "Tried to allocate 256.00 KiB (GPU 0; 3.78 GiB total capacity; 3.50 GiB already allocated; 100.00 KiB free; 3.50 GiB reserved in total by PyTorch)";
-        let got = read(small);
-        assert!(
-            got.contains(&("message.oom.request".into(), "1".into())),
-            "{got:?}"
-        );
-        assert!(
-            got.contains(&("message.oom.reserved-free".into(), "0".into())),
-            "{got:?}"
-        );
+        assert!(states(small, "message.oom.request", "1"));
+        assert!(states(small, "message.oom.reserved-free", "0"));
         // Sizes no GPU has are not read (and do not overflow).
         let huge = "Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 99999999999999 TiB of which 0 bytes is free. Including non-PyTorch memory, this process has 99999999999999 TiB memory in use.";
         let got = read(huge);
