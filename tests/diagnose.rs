@@ -47,6 +47,14 @@ fn build_root(dir: &Path, sets: &toml::Table, names: &[&str]) {
         std::fs::create_dir_all(target.parent().unwrap()).unwrap();
         match value {
             toml::Value::String(text) => std::fs::write(&target, text).unwrap(),
+            toml::Value::Table(t) if t.contains_key("hex") => {
+                let hex = t["hex"].as_str().expect("hex = bytes");
+                let bytes: Vec<u8> = (0..hex.len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex digits"))
+                    .collect();
+                std::fs::write(&target, bytes).unwrap();
+            }
             toml::Value::Table(t) => {
                 let link = t["link"].as_str().expect("link = target");
                 std::os::unix::fs::symlink(link, &target).unwrap();
@@ -631,6 +639,77 @@ fn no_cuda_gpus_is_judged_on_the_device_mask_of_the_environment() {
             .any(|l| l.starts_with("RULED OUT") && l.contains("leaves CUDA no GPU")),
         "{stdout}"
     );
+}
+
+/// `invalid device ordinal` does not say which GPU was asked for; the code
+/// in the traceback does (`model.to("cuda:N")`), and the machine says how
+/// many GPUs CUDA sees (its `/dev/nvidiaN` nodes, less what a mask hides).
+/// On a machine with GPUs an index past them holds the cause that fits the
+/// environment (no mask: the index; a mask: the renumbering); `cuda:0` is
+/// ruled out. Without GPU device nodes (CI) the count is not known, so the
+/// causes stay unknown rather than guessed.
+#[test]
+fn invalid_device_ordinal_is_judged_on_the_index_the_code_asks_for() {
+    let home = common::home();
+    let message = |index: u32| {
+        format!(
+            "Traceback (most recent call last):\n  File \"/home/u/train.py\", line 12, in <module>\n    model.to(\"cuda:{index}\")\ntorch.AcceleratorError: CUDA error: invalid device ordinal\nGPU device may be out of range, do you have enough GPUs?\n"
+        )
+    };
+    let run = |index: u32, mask: Option<&str>| {
+        let mut cmd = common::lore(&home);
+        cmd.args(["diagnose", "--color", "never", &message(index)]);
+        match mask {
+            Some(m) => cmd.env("CUDA_VISIBLE_DEVICES", m),
+            None => cmd.env_remove("CUDA_VISIBLE_DEVICES"),
+        };
+        let out = cmd.output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+        )
+    };
+    let gpus = std::fs::read_dir("/dev").is_ok_and(|d| {
+        d.flatten().any(|e| {
+            e.file_name()
+                .to_str()
+                .and_then(|n| n.strip_prefix("nvidia"))
+                .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        })
+    });
+    let index_cause = "asks for a GPU index this machine does not have";
+    let mask_cause = "A physical GPU number under CUDA_VISIBLE_DEVICES";
+
+    let (code, stdout) = run(9999, None);
+    assert!(stdout.contains("message.device 9999"), "{stdout}");
+    if gpus {
+        assert_eq!(code, Some(0), "{stdout}");
+        assert!(
+            first_holding(&stdout).is_some_and(|l| l.contains(index_cause)),
+            "{stdout}"
+        );
+        let (code, stdout) = run(9999, Some("0"));
+        assert_eq!(code, Some(0), "{stdout}");
+        assert!(
+            first_holding(&stdout).is_some_and(|l| l.contains(mask_cause)),
+            "{stdout}"
+        );
+        let (_, stdout) = run(0, None);
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.starts_with("RULED OUT") && l.contains(index_cause)),
+            "{stdout}"
+        );
+    } else {
+        assert_eq!(code, Some(1), "{stdout}");
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.starts_with("UNKNOWN") && l.contains(index_cause)),
+            "{stdout}"
+        );
+    }
 }
 
 /// PyTorch's out-of-memory message carries the numbers that tell its causes

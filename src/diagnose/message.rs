@@ -184,6 +184,32 @@ pub fn facts(message: &str) -> Vec<Fact> {
         }
     }
     oom_facts(&text, &mut add);
+    if let Some((index, words)) = device_index(&text) {
+        add("message.device", index.to_string(), words);
+    }
+    for rest in before_each(&text, UNSUPPORTED_WHEEL)
+        .into_iter()
+        .take(MAX_WHEELS)
+    {
+        let Some(file) = rest.rsplit(' ').next() else {
+            continue;
+        };
+        let file = file.rsplit('/').next().unwrap_or(file);
+        let Some(tags) = wheel_tags(file) else {
+            continue;
+        };
+        let words = format!("{file}{UNSUPPORTED_WHEEL}");
+        if let Some(python) = tags.python {
+            add("message.wheel.python", python, words.clone());
+        }
+        add("message.wheel.os", tags.os.to_string(), words.clone());
+        if let Some(arch) = tags.arch {
+            add("message.wheel.arch", arch, words.clone());
+        }
+        if let Some(glibc) = tags.glibc {
+            add("message.wheel.glibc", glibc, words);
+        }
+    }
     let range = "cuda capability supported by this version of PyTorch is (";
     for rest in after_each(&text, range) {
         let Some((low, high)) = window(rest).split_once(") - (") else {
@@ -343,6 +369,178 @@ fn mebibytes(number: &str, unit: &str, round: Round) -> Option<u64> {
         Round::Up => mib.ceil() as u64,
         Round::Down => mib.floor() as u64,
     })
+}
+
+/// The highest GPU index the message asks for, with the words it was read
+/// from: code in a traceback (`.to("cuda:1")`, `torch.cuda.set_device(1)`,
+/// CuPy's `cuda.Device(1)`) and torch's `… object on CUDA device 3 but
+/// torch.cuda.device_count() is 1`. An index is at most four digits.
+fn device_index(text: &str) -> Option<(u32, String)> {
+    let mut best: Option<(u32, String)> = None;
+    for (before, after) in [
+        ("cuda:", ""),
+        ("set_device(", ")"),
+        ("cuda.Device(", ")"),
+        ("object on CUDA device ", " "),
+    ] {
+        for (at, _) in text.match_indices(before) {
+            // `cuda:` inside a longer word (`pycuda:`, `nvidia/cuda:12.4` tags).
+            if before == "cuda:"
+                && text[..at]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '/' | '-' | '.'))
+            {
+                continue;
+            }
+            let rest = &text[at + before.len()..];
+            let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            if digits == 0 || digits > 4 || !rest[digits..].starts_with(after) {
+                continue;
+            }
+            // `cuda:12.4` is a version, not a device.
+            if before == "cuda:"
+                && rest[digits..].starts_with(|c: char| c == '.' || c.is_alphanumeric())
+            {
+                continue;
+            }
+            let Ok(index) = rest[..digits].parse::<u32>() else {
+                continue;
+            };
+            if best.as_ref().is_none_or(|(b, _)| index > *b) {
+                best = Some((index, format!("{before}{}{after}", &rest[..digits])));
+            }
+        }
+    }
+    best
+}
+
+/// pip's refusal of a wheel named by file or URL (`cuda/31`):
+/// `ERROR: torch-2.1.2+cu121-cp311-cp311-win_amd64.whl is not a supported
+/// wheel on this platform.` (before pip 19.1 without `ERROR: `).
+const UNSUPPORTED_WHEEL: &str = ".whl is not a supported wheel on this platform";
+/// Wheels read from one message, at most.
+const MAX_WHEELS: usize = 4;
+
+/// What a wheel's file name says it runs on (PEP 427's
+/// `name-version(-build)-python-abi-platform.whl`, PEP 425's tags).
+#[derive(Debug, PartialEq, Eq)]
+struct WheelTags {
+    /// `3.11` for `cp311`; none for `py3`, `abi3` (any later CPython too),
+    /// PyPy or a list of tags.
+    python: Option<String>,
+    /// `linux`, `windows`, `macos`, or `any`.
+    os: &'static str,
+    /// In Linux's names (`x86_64`, `aarch64`, `i686` …), for the first
+    /// platform the name lists.
+    arch: Option<String>,
+    /// The oldest glibc any of its manylinux tags accepts (`2.17` for
+    /// `manylinux_2_17_x86_64.manylinux2014_x86_64`).
+    glibc: Option<String>,
+}
+
+/// `file` without `.whl`: the tags of a wheel file name, or `None` when it
+/// is not one. A URL's `%2B` stands for the `+` of a local version, which
+/// the tags do not hold.
+fn wheel_tags(file: &str) -> Option<WheelTags> {
+    let stem = file.strip_suffix(".whl").unwrap_or(file);
+    let parts: Vec<&str> = stem.split('-').collect();
+    if parts.len() < 5 {
+        return None;
+    }
+    let (python, abi, platform) = (
+        parts[parts.len() - 3],
+        parts[parts.len() - 2],
+        parts[parts.len() - 1],
+    );
+    let python = python
+        .strip_prefix("cp")
+        .filter(|v| v.len() >= 2 && v.len() <= 3 && v.bytes().all(|b| b.is_ascii_digit()))
+        .filter(|_| abi != "abi3")
+        .map(|v| format!("{}.{}", &v[..1], &v[1..]));
+    let platforms: Vec<&str> = platform.split('.').collect();
+    let first = platforms.first()?;
+    let (os, arch) = if *first == "any" {
+        ("any", None)
+    } else if let Some(arch) = first.strip_prefix("win") {
+        let arch = match arch {
+            "32" => "i686",
+            "_amd64" => "x86_64",
+            "_arm64" => "aarch64",
+            _ => return None,
+        };
+        ("windows", Some(arch.to_string()))
+    } else if first.starts_with("macosx_") {
+        let arch = first.rsplit('_').next().unwrap_or_default();
+        let arch = if arch == "arm64" { "aarch64" } else { arch };
+        ("macos", Some(arch.to_string()))
+    } else if first.starts_with("linux_")
+        || first.starts_with("manylinux")
+        || first.starts_with("musllinux_")
+    {
+        ("linux", linux_arch(first).map(str::to_string))
+    } else {
+        return None;
+    };
+    let glibc = platforms
+        .iter()
+        .filter_map(|p| manylinux_glibc(p))
+        .min_by_key(|&(major, minor)| (major, minor))
+        .map(|(major, minor)| format!("{major}.{minor}"));
+    Some(WheelTags {
+        python,
+        os,
+        arch,
+        glibc,
+    })
+}
+
+/// The architecture at the end of a Linux platform tag.
+fn linux_arch(tag: &str) -> Option<&str> {
+    [
+        "x86_64", "aarch64", "i686", "armv7l", "ppc64le", "s390x", "riscv64",
+    ]
+    .into_iter()
+    .find(|arch| tag.ends_with(&format!("_{arch}")))
+}
+
+/// The glibc a manylinux tag needs: PEP 600's `manylinux_2_28_x86_64`, and
+/// the legacy aliases `manylinux2014` (2.17), `manylinux2010` (2.12) and
+/// `manylinux1` (2.5).
+fn manylinux_glibc(tag: &str) -> Option<(u32, u32)> {
+    if let Some(rest) = tag.strip_prefix("manylinux_") {
+        let mut numbers = rest.split('_');
+        let major = numbers.next()?.parse().ok()?;
+        let minor = numbers.next()?.parse().ok()?;
+        return Some((major, minor));
+    }
+    [
+        ("manylinux2014_", (2, 17)),
+        ("manylinux2010_", (2, 12)),
+        ("manylinux1_", (2, 5)),
+    ]
+    .into_iter()
+    .find(|(prefix, _)| tag.starts_with(prefix))
+    .map(|(_, glibc)| glibc)
+}
+
+/// The text before each occurrence of `phrase`, from the last line break.
+fn before_each<'t>(text: &'t str, phrase: &str) -> Vec<&'t str> {
+    text.match_indices(phrase)
+        .map(|(at, _)| {
+            let before = &text[..at];
+            let start = before.len() - first_chars_back(before, WINDOW_CHARS * 4).len();
+            &before[start..]
+        })
+        .collect()
+}
+
+/// At most the last `n` characters of `text`.
+fn first_chars_back(text: &str, n: usize) -> &str {
+    text.char_indices()
+        .rev()
+        .nth(n.saturating_sub(1))
+        .map_or(text, |(at, _)| &text[at..])
 }
 
 /// Every text between `before` and the next `after`, close by.
@@ -617,6 +815,110 @@ mod tests {
         // Not a number: nothing to compare.
         assert!(read("nvcc fatal   : Unsupported gpu architecture 'compute_native'").is_empty());
         assert!(read("nvcc fatal   : Unsupported gpu architecture 'compute_75+PTX'").is_empty());
+    }
+
+    #[test]
+    fn the_gpu_index_a_message_asks_for() {
+        let traceback = "File \"/home/u/train.py\", line 12, in <module>\n    model.to(\"cuda:1\")\ntorch.AcceleratorError: CUDA error: invalid device ordinal";
+        assert!(states(traceback, "message.device", "1"));
+        assert!(states(
+            "torch.cuda.set_device(7)\nRuntimeError: CUDA error: invalid device ordinal",
+            "message.device",
+            "7"
+        ));
+        assert!(states(
+            "with cp.cuda.Device(2):\ncupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorInvalidDevice: invalid device ordinal",
+            "message.device",
+            "2"
+        ));
+        assert!(states(
+            "RuntimeError: Attempting to deserialize object on CUDA device 3 but torch.cuda.device_count() is 1.",
+            "message.device",
+            "3"
+        ));
+        // The highest index named, once.
+        let two = "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cuda:1!";
+        assert_eq!(
+            read(two)
+                .iter()
+                .filter(|(f, _)| f == "message.device")
+                .collect::<Vec<_>>(),
+            vec![&("message.device".to_string(), "1".to_string())]
+        );
+        // Image tags, versions and longer words are not devices.
+        for none in [
+            "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04",
+            "pycuda:1 import failed",
+            "requires cuda:12.4 or newer",
+            "torch.cuda.set_device(local_rank)",
+            "cuda:123456789012345678901234567890",
+        ] {
+            assert!(
+                !read(none).iter().any(|(f, _)| f == "message.device"),
+                "{none}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_tags_of_a_wheel_pip_refused() {
+        let tags = |file: &str| wheel_tags(file).unwrap();
+        assert_eq!(
+            tags("torch-2.1.2+cu121-cp311-cp311-win_amd64.whl"),
+            WheelTags {
+                python: Some("3.11".into()),
+                os: "windows",
+                arch: Some("x86_64".into()),
+                glibc: None,
+            }
+        );
+        // Alternatives: one match is enough, so the oldest glibc counts.
+        assert_eq!(
+            tags("torch-2.5.1-cp39-cp39-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"),
+            WheelTags {
+                python: Some("3.9".into()),
+                os: "linux",
+                arch: Some("x86_64".into()),
+                glibc: Some("2.17".into()),
+            }
+        );
+        let aarch64 = tags("torch-2.11.0-cp313-cp313-manylinux_2_28_aarch64.whl");
+        assert_eq!(
+            (aarch64.arch.as_deref(), aarch64.glibc.as_deref()),
+            (Some("aarch64"), Some("2.28"))
+        );
+        assert_eq!(
+            tags("x-1.0-cp36-cp36m-manylinux1_x86_64.whl")
+                .glibc
+                .as_deref(),
+            Some("2.5")
+        );
+        let mac = tags("numpy-2.0.0-cp312-cp312-macosx_11_0_arm64.whl");
+        assert_eq!((mac.os, mac.arch.as_deref()), ("macos", Some("aarch64")));
+        // `abi3` runs on later CPythons too; `py3` on any: no Python told.
+        assert_eq!(
+            tags("cryptography-44.0.0-cp39-abi3-manylinux_2_28_x86_64.whl").python,
+            None
+        );
+        assert_eq!(tags("ninja-1.11.1-py2.py3-none-any.whl").os, "any");
+        // A build tag shifts nothing: the tags are the last three parts.
+        assert_eq!(
+            tags("x-1.0-1-cp310-cp310-linux_x86_64.whl")
+                .python
+                .as_deref(),
+            Some("3.10")
+        );
+        for not_a_wheel in ["x.whl", "a-b-c.whl", "x-1.0-cp311-cp311-beos_x86.whl"] {
+            assert!(wheel_tags(not_a_wheel).is_none(), "{not_a_wheel}");
+        }
+        let message = "ERROR: /tmp/dl/torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl is not a supported wheel on this platform.";
+        assert!(states(message, "message.wheel.python", "3.12"));
+        assert!(states(message, "message.wheel.os", "linux"));
+        assert!(
+            !read(message)
+                .iter()
+                .any(|(f, _)| f == "message.wheel.glibc")
+        );
     }
 
     #[test]

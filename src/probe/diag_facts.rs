@@ -76,8 +76,8 @@ pub(super) fn probe(
         if let Some(list) = env("TORCH_CUDA_ARCH_LIST") {
             arch_range(&list, "environment: TORCH_CUDA_ARCH_LIST", &mut out);
         }
-        if let (Some(mask), Some((root, _))) = (env("CUDA_VISIBLE_DEVICES"), root) {
-            visible_gpus(root, &mask, &mut out);
+        if let Some((root, _)) = root {
+            visible_gpus(root, env("CUDA_VISIBLE_DEVICES").as_deref(), &mut out);
         }
     }
     if let Some(file) = dockerfile {
@@ -164,10 +164,11 @@ fn machine(root: &Root, facts: &RootFacts, out: &mut Vec<Fact>, notes: &mut Vec<
     driver_userspace(root, out, notes);
 }
 
-/// `gpu.visible`: how many GPUs `CUDA_VISIBLE_DEVICES` leaves to CUDA, where
-/// that can be told: the GPUs are the `/dev/nvidiaN` device nodes (a
-/// container holds only those it was given).
-fn visible_gpus(root: &Root, mask: &str, out: &mut Vec<Fact>) {
+/// `gpu.visible`: how many GPUs CUDA can see, where that can be told: the
+/// GPUs are the `/dev/nvidiaN` device nodes (a container holds only those
+/// it was given), less those `CUDA_VISIBLE_DEVICES` hides. Not told where
+/// MIG instances exist: CUDA then enumerates MIG devices, not the nodes.
+fn visible_gpus(root: &Root, mask: Option<&str>, out: &mut Vec<Fact>) {
     let nodes = root.list("/dev", MAX_ENTRIES).ok().map(|listing| {
         listing
             .names
@@ -178,8 +179,18 @@ fn visible_gpus(root: &Root, mask: &str, out: &mut Vec<Fact>) {
             })
             .count()
     });
-    if let Some(count) = visible_count(mask, nodes) {
-        let mut evidence = vec![format!("environment: CUDA_VISIBLE_DEVICES={mask}")];
+    if mig_instances(root) {
+        return;
+    }
+    let count = match mask {
+        Some(mask) => visible_count(mask, nodes),
+        None => nodes.filter(|&n| n > 0),
+    };
+    if let Some(count) = count {
+        let mut evidence = vec![match mask {
+            Some(mask) => format!("environment: CUDA_VISIBLE_DEVICES={mask}"),
+            None => "environment: CUDA_VISIBLE_DEVICES not set".to_string(),
+        }];
         if let Some(n) = nodes {
             evidence.push(format!(
                 "{}: {n} GPU device nodes (nvidiaN)",
@@ -192,6 +203,23 @@ fn visible_gpus(root: &Root, mask: &str, out: &mut Vec<Fact>) {
             evidence,
         });
     }
+}
+
+/// Whether a GPU here has MIG GPU instances: the driver lists each as
+/// `/proc/driver/nvidia/capabilities/gpuN/mig/giM` (the folder `mig`
+/// alone is there on every GPU that supports MIG, on or off).
+fn mig_instances(root: &Root) -> bool {
+    let base = "/proc/driver/nvidia/capabilities";
+    let Ok(gpus) = root.list(base, MAX_ENTRIES) else {
+        return false;
+    };
+    gpus.names
+        .iter()
+        .filter(|g| g.starts_with("gpu"))
+        .any(|gpu| {
+            root.list(&format!("{base}/{gpu}/mig"), MAX_ENTRIES)
+                .is_ok_and(|mig| mig.names.iter().any(|n| n.starts_with("gi")))
+        })
 }
 
 /// The GPUs CUDA enumerates under the mask `CUDA_VISIBLE_DEVICES=mask` with
@@ -425,6 +453,84 @@ fn files(root: &Root, facts: &RootFacts, out: &mut Vec<Fact>, notes: &mut Vec<No
     dpkg(root, out, notes);
     libstdcxx(root, out);
     wheel_arch(facts, out);
+    python_versions(facts, out);
+    architecture(root, out);
+}
+
+/// `python`: the `X.Y` of each Python environment found, from its
+/// `lib/pythonX.Y/site-packages` folder (what a `cpXY` wheel tag names).
+fn python_versions(facts: &RootFacts, out: &mut Vec<Fact>) {
+    for env in &facts.python_envs {
+        for site in &env.sites {
+            let Some(version) = site
+                .split('/')
+                .find_map(|part| part.strip_prefix("python"))
+                .filter(|v| {
+                    v.split_once('.').is_some_and(|(major, minor)| {
+                        [major, minor]
+                            .iter()
+                            .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                    })
+                })
+            else {
+                continue;
+            };
+            if out.iter().any(|f| f.fact == "python" && f.value == version) {
+                continue;
+            }
+            let mut evidence = vec![format!("{} ({})", env.prefix, env.kind)];
+            evidence.extend(env.found_by.iter().take(1).cloned());
+            out.push(Fact {
+                fact: "python",
+                value: version.to_string(),
+                evidence,
+            });
+        }
+    }
+}
+
+/// `arch`: the CPU architecture the root's programs are built for, from
+/// the ELF header of its shell (`e_machine`), in the names Linux and wheel
+/// tags use.
+fn architecture(root: &Root, out: &mut Vec<Fact>) {
+    for path in ["/bin/sh", "/usr/bin/env"] {
+        let Ok(bytes) = root.read(path, 20) else {
+            continue;
+        };
+        let Some(arch) = elf_machine(&bytes.data) else {
+            continue;
+        };
+        out.push(fact(
+            "arch",
+            arch.to_string(),
+            format!("{}: ELF header", root.show(path)),
+        ));
+        return;
+    }
+}
+
+/// The architecture an ELF header's `e_machine` names.
+fn elf_machine(header: &[u8]) -> Option<&'static str> {
+    if header.len() < 20 || &header[..4] != b"\x7fELF" {
+        return None;
+    }
+    let little = header[5] == 1;
+    let machine = if little {
+        u16::from_le_bytes([header[18], header[19]])
+    } else {
+        u16::from_be_bytes([header[18], header[19]])
+    };
+    Some(match (machine, little) {
+        (0x3e, _) => "x86_64",
+        (0xb7, _) => "aarch64",
+        (0x03, _) => "i686",
+        (0x28, _) => "armv7l",
+        (0x15, true) => "ppc64le",
+        (0x15, false) => "ppc64",
+        (0x16, _) => "s390x",
+        (0xf3, _) => "riscv64",
+        _ => return None,
+    })
 }
 
 /// Python distributions in the site-packages folders where torch or an
@@ -859,6 +965,58 @@ mod tests {
         assert_eq!(visible_count("0", None), None);
         assert_eq!(visible_count("3", Some(0)), None);
         assert_eq!(visible_count("", Some(0)), None);
+    }
+
+    /// `gpu.visible` for a root holding `nodes` GPU device nodes, with
+    /// `mig` GPU instances or not, under `mask`.
+    fn visible_in(nodes: usize, mig: bool, mask: Option<&str>) -> Option<String> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("dev")).unwrap();
+        for n in 0..nodes {
+            std::fs::write(dir.path().join(format!("dev/nvidia{n}")), "").unwrap();
+        }
+        std::fs::write(dir.path().join("dev/nvidiactl"), "").unwrap();
+        let caps = dir.path().join("proc/driver/nvidia/capabilities/gpu0/mig");
+        std::fs::create_dir_all(&caps).unwrap();
+        if mig {
+            std::fs::create_dir_all(caps.join("gi1")).unwrap();
+        }
+        let root = Root::new(dir.path()).unwrap();
+        let mut out = Vec::new();
+        visible_gpus(&root, mask, &mut out);
+        out.into_iter()
+            .find(|f| f.fact == "gpu.visible")
+            .map(|f| f.value)
+    }
+
+    #[test]
+    fn gpus_visible_without_a_mask_are_the_device_nodes() {
+        assert_eq!(visible_in(2, false, None).as_deref(), Some("2"));
+        assert_eq!(visible_in(2, false, Some("1")).as_deref(), Some("1"));
+        assert_eq!(visible_in(1, false, Some("1")).as_deref(), Some("0"));
+        // No GPU here: nothing to count, nothing told.
+        assert_eq!(visible_in(0, false, None), None);
+        // `mig` alone is on every MIG-capable GPU; a GPU instance means CUDA
+        // enumerates MIG devices, which the nodes do not count.
+        assert_eq!(visible_in(8, true, None), None);
+        assert_eq!(visible_in(8, true, Some("0")), None);
+    }
+
+    #[test]
+    fn the_cpu_an_elf_header_names() {
+        let header = |machine: [u8; 2], data: u8| {
+            let mut h = vec![0x7f, b'E', b'L', b'F', 2, data];
+            h.resize(18, 0);
+            h.extend(machine);
+            h
+        };
+        assert_eq!(elf_machine(&header([0x3e, 0], 1)), Some("x86_64"));
+        assert_eq!(elf_machine(&header([0xb7, 0], 1)), Some("aarch64"));
+        assert_eq!(elf_machine(&header([0, 0x15], 2)), Some("ppc64"));
+        assert_eq!(elf_machine(&header([0x15, 0], 1)), Some("ppc64le"));
+        assert_eq!(elf_machine(&header([0x99, 0], 1)), None);
+        assert_eq!(elf_machine(b"#!/bin/sh\necho not an ELF file"), None);
+        assert_eq!(elf_machine(&[0x7f, b'E', b'L', b'F']), None);
     }
 
     #[test]
