@@ -184,11 +184,19 @@ const MAX_UNRELATED_SHARE: f64 = 0.03;
 /// object file` (cuda/28), kept for a common error no section answered and
 /// for `lore diagnose`'s causes: one held-out question's section fell from
 /// third to fourth (135 of 194); held-out section hit@1 unchanged.
+/// Session 19 (2026-11-28): raised after the set grew to 894 (32 unquoted
+/// questions mined and labelled that day, 16 held out, 8 of them with an
+/// answering section) and five held-out queries that seven source-derived
+/// sections came to quote moved to the tuning half: all 303 and 261 of
+/// 341, questions 173 and 142 of 200, quoted 91 and 90 of 93, not quoted
+/// 212 and 171 of 248. On the 333 held-out queries kept throughout, the
+/// sections moved section hit@3 from 253 to 255 and hit@1 from 193 to 190
+/// (file hit@3 295 both times); the 8 new labelled ones read 5, 6 and 8.
 const HOLDOUT_FLOORS: &[(&str, f64, f64)] = &[
-    ("holdout all", 0.87, 0.75),
-    ("holdout question", 0.85, 0.69),
-    ("holdout quoted", 0.96, 0.96),
-    ("holdout not-quoted", 0.84, 0.67),
+    ("holdout all", 0.88, 0.76),
+    ("holdout question", 0.86, 0.71),
+    ("holdout quoted", 0.97, 0.96),
+    ("holdout not-quoted", 0.85, 0.68),
     ("strict holdout all", 0.83, 0.69),
 ];
 
@@ -518,20 +526,26 @@ fn real_queries_land_on_the_answering_section() {
 /// `HOLDOUT_FLOORS`. Measured 2026-11-27 (fourteenth session) when the
 /// sample was added, before any change was judged on it: all 99 and 93 of
 /// 101 labelled, questions 28 and 25 of 30, quoted 79 and 77 of 80, not
-/// quoted 20 and 16 of 21.
+/// quoted 20 and 16 of 21. Raised on 2026-11-28 (nineteenth session) when a
+/// second sitting of 32 was added (27 labelled; all 27 and 27 at hit@3), measured
+/// before any change was judged on it: all 127 and 121 of 127, questions 38
+/// and 35 of 38, quoted 103 and 101 of 103, not quoted 24 and 20 of 24 (the
+/// first sitting's 100 labelled read 100 and 94, as before that session's
+/// knowledge).
 const FRESH_FLOORS: &[(&str, f64, f64)] = &[
-    ("fresh all", 0.98, 0.92),
-    ("fresh question", 0.93, 0.83),
-    ("fresh quoted", 0.98, 0.96),
-    ("fresh not-quoted", 0.95, 0.76),
-    ("strict fresh all", 0.98, 0.92),
+    ("fresh all", 1.0, 0.95),
+    ("fresh question", 1.0, 0.92),
+    ("fresh quoted", 1.0, 0.98),
+    ("fresh not-quoted", 1.0, 0.83),
+    ("strict fresh all", 0.99, 0.93),
 ];
 
 /// The fresh sample's confidence AUC may not fall below this (measured
 /// 0.842 on 2026-11-27 over the 118 queries first mined, and 0.851 over the
 /// 111 left after seven moved to the development set's tuning half when
-/// sections were written on their topics).
-const FRESH_AUC_FLOOR: f64 = 0.84;
+/// sections were written on their topics; 0.864 over 137 with the second
+/// sitting, 2026-11-28).
+const FRESH_AUC_FLOOR: f64 = 0.86;
 
 /// A second, independent measure: queries mined in one sitting, after the
 /// ranking had stopped changing, by collectors who never read the
