@@ -39,6 +39,16 @@ fn bench(c: &mut Criterion) {
     c.bench_function("diagnose/message-facts/oom-1mb", |b| {
         b.iter(|| diagnose::message::facts(&oom))
     });
+    // 1 MB of GPU indices a traceback could name, and of pip refusing wheels.
+    let devices = "x.to(\"cuda:1\") set_device(2) ".repeat(35_000);
+    c.bench_function("diagnose/message-facts/devices-1mb", |b| {
+        b.iter(|| diagnose::message::facts(&devices))
+    });
+    let wheels = "ERROR: a-1.0-cp311-cp311-manylinux_2_28_x86_64.whl is not a supported wheel on this platform.\n"
+        .repeat(10_000);
+    c.bench_function("diagnose/message-facts/wheels-1mb", |b| {
+        b.iter(|| diagnose::message::facts(&wheels))
+    });
     // 1 MB of site-packages paths a traceback could name.
     let paths = "  File \"/e/lib/python3.12/site-packages/m.py\", line 1\n".repeat(20_000);
     c.bench_function("diagnose/python-envs/paths-1mb", |b| {
