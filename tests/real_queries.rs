@@ -192,9 +192,13 @@ const MAX_UNRELATED_SHARE: f64 = 0.03;
 /// 212 and 171 of 248. On the 333 held-out queries kept throughout, the
 /// sections moved section hit@3 from 253 to 255 and hit@1 from 193 to 190
 /// (file hit@3 295 both times); the 8 new labelled ones read 5, 6 and 8.
+/// Later that session 7 more unquoted questions joined (3 held out and
+/// labelled; they read 2, 2 and 3 of 3), so the question group, whose 200
+/// earlier queries still read 174 and 142, is re-recorded at 177 and 144
+/// of 203 (0.709: the section floor 0.70).
 const HOLDOUT_FLOORS: &[(&str, f64, f64)] = &[
     ("holdout all", 0.88, 0.76),
-    ("holdout question", 0.86, 0.71),
+    ("holdout question", 0.86, 0.70),
     ("holdout quoted", 0.97, 0.96),
     ("holdout not-quoted", 0.85, 0.68),
     ("strict holdout all", 0.83, 0.69),
@@ -531,13 +535,16 @@ fn real_queries_land_on_the_answering_section() {
 /// before any change was judged on it: all 127 and 121 of 127, questions 38
 /// and 35 of 38, quoted 103 and 101 of 103, not quoted 24 and 20 of 24 (the
 /// first sitting's 100 labelled read 100 and 94, as before that session's
-/// knowledge).
+/// knowledge). The strict file floor is 0.98: s19b11, which the blind
+/// labellers found no answer for, later got one from a section written on
+/// another query's topic (`also`), and on the first labels alone it counts
+/// as a miss (127 and 119 of 128: floors 0.98 and 0.92).
 const FRESH_FLOORS: &[(&str, f64, f64)] = &[
     ("fresh all", 1.0, 0.95),
     ("fresh question", 1.0, 0.92),
     ("fresh quoted", 1.0, 0.98),
     ("fresh not-quoted", 1.0, 0.83),
-    ("strict fresh all", 0.99, 0.93),
+    ("strict fresh all", 0.98, 0.92),
 ];
 
 /// The fresh sample's confidence AUC may not fall below this (measured
