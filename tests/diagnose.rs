@@ -284,6 +284,29 @@ fn a_missing_library_never_gets_the_causes_of_a_section_about_another() {
 
 // ---- the verb, end to end ---------------------------------------------------------------------
 
+/// Whether this machine has GPUs whose number `gpu.visible` tells: some
+/// `/dev/nvidiaN` node, and no MIG GPU instance (with them CUDA counts MIG
+/// devices, and the fact is not told).
+fn counted_gpus() -> bool {
+    let nodes = std::fs::read_dir("/dev").is_ok_and(|d| {
+        d.flatten().any(|e| {
+            e.file_name()
+                .to_str()
+                .and_then(|n| n.strip_prefix("nvidia"))
+                .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        })
+    });
+    let mig = std::fs::read_dir("/proc/driver/nvidia/capabilities").is_ok_and(|gpus| {
+        gpus.flatten().any(|gpu| {
+            std::fs::read_dir(gpu.path().join("mig")).is_ok_and(|mig| {
+                mig.flatten()
+                    .any(|e| e.file_name().to_string_lossy().starts_with("gi"))
+            })
+        })
+    });
+    nodes && !mig
+}
+
 /// The cause `lore diagnose` prints under `Holds here:`, if one holds.
 fn first_holding(stdout: &str) -> Option<&str> {
     let at = stdout.find("Holds here:")?;
@@ -600,14 +623,7 @@ fn no_cuda_gpus_is_judged_on_the_device_mask_of_the_environment() {
             String::from_utf8_lossy(&out.stdout).to_string(),
         )
     };
-    let gpus = std::fs::read_dir("/dev").is_ok_and(|d| {
-        d.flatten().any(|e| {
-            e.file_name()
-                .to_str()
-                .and_then(|n| n.strip_prefix("nvidia"))
-                .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
-        })
-    });
+    let gpus = counted_gpus();
 
     let (code, stdout) = run(Some(""));
     let claimed = first_holding(&stdout).is_some_and(|l| l.contains("leaves CUDA no GPU"));
@@ -669,14 +685,7 @@ fn invalid_device_ordinal_is_judged_on_the_index_the_code_asks_for() {
             String::from_utf8_lossy(&out.stdout).to_string(),
         )
     };
-    let gpus = std::fs::read_dir("/dev").is_ok_and(|d| {
-        d.flatten().any(|e| {
-            e.file_name()
-                .to_str()
-                .and_then(|n| n.strip_prefix("nvidia"))
-                .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
-        })
-    });
+    let gpus = counted_gpus();
     let index_cause = "asks for a GPU index this machine does not have";
     let mask_cause = "A physical GPU number under CUDA_VISIBLE_DEVICES";
 

@@ -857,6 +857,66 @@ mod tests {
         evaluate(&parse_condition(cond).unwrap(), ctx).verdict
     }
 
+    /// The verdicts of the shipped `invalid device ordinal` causes (cuda/26)
+    /// for the facts given, on the machine, in the order written.
+    fn ordinal_verdicts(facts: &[(&'static str, &str, &str)]) -> Vec<Verdict> {
+        use crate::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+        let corpus = crate::corpus::Corpus::load(&SourceSet {
+            builtin: Some(&BUILTIN_KNOWLEDGE),
+            overlays: Vec::new(),
+        });
+        let doc = corpus
+            .get("cuda/26-cuda-initialization-device-errors.md")
+            .unwrap();
+        let section = doc
+            .sections
+            .iter()
+            .find(|s| s.anchor == "runtimeerror-cuda-error-invalid-device-ordinal")
+            .unwrap();
+        let mut c = ctx(facts, true);
+        c.message = true;
+        crate::corpus::causes::section_blocks(doc, section)
+            .iter()
+            .flat_map(|b| &b.causes)
+            .map(|cause| match &cause.check {
+                Some(check) => evaluate(&check.condition, &c).verdict,
+                None => Verdict::Unknown,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn invalid_device_ordinal_causes_turn_on_the_index_and_the_mask() {
+        use Verdict::{Holds, RuledOut, Unknown};
+        let mask = ("env", "CUDA_VISIBLE_DEVICES=3", "environment");
+        let asked = |i: &'static str| ("message.device", i, "the message: \"set_device(…)\"");
+        let gpus = |n: &'static str| ("gpu.visible", n, "/dev: nvidiaN");
+        // Two GPUs, no mask: cuda:2 is past them, cuda:1 is not.
+        assert_eq!(
+            ordinal_verdicts(&[asked("2"), gpus("2")]),
+            [Holds, RuledOut, Unknown]
+        );
+        assert_eq!(
+            ordinal_verdicts(&[asked("1"), gpus("2")]),
+            [RuledOut, RuledOut, Unknown]
+        );
+        // A mask keeps one GPU, renumbered 0: cuda:3 is the physical number.
+        assert_eq!(
+            ordinal_verdicts(&[mask, asked("3"), gpus("1")]),
+            [RuledOut, Holds, Unknown]
+        );
+        assert_eq!(
+            ordinal_verdicts(&[mask, asked("0"), gpus("1")]),
+            [RuledOut, RuledOut, Unknown]
+        );
+        // No index in the message, or no count (no GPU nodes, MIG): unknown.
+        assert_eq!(ordinal_verdicts(&[gpus("1")]), [Unknown, RuledOut, Unknown]);
+        assert_eq!(
+            ordinal_verdicts(&[asked("1")]),
+            [Unknown, RuledOut, Unknown]
+        );
+    }
+
     #[test]
     fn a_missing_fact_is_unknown_never_false() {
         let c = ctx(&[("driver.cuda", "12", "d")], false);

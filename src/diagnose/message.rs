@@ -191,10 +191,7 @@ pub fn facts(message: &str) -> Vec<Fact> {
         .into_iter()
         .take(MAX_WHEELS)
     {
-        let Some(file) = rest.rsplit(' ').next() else {
-            continue;
-        };
-        let file = file.rsplit('/').next().unwrap_or(file);
+        let file = rest.rsplit([' ', '/']).next().unwrap_or(rest);
         let Some(tags) = wheel_tags(file) else {
             continue;
         };
@@ -205,6 +202,9 @@ pub fn facts(message: &str) -> Vec<Fact> {
         add("message.wheel.os", tags.os.to_string(), words.clone());
         if let Some(arch) = tags.arch {
             add("message.wheel.arch", arch, words.clone());
+        }
+        if let Some(libc) = tags.libc {
+            add("message.wheel.libc", libc.to_string(), words.clone());
         }
         if let Some(glibc) = tags.glibc {
             add("message.wheel.glibc", glibc, words);
@@ -372,47 +372,102 @@ fn mebibytes(number: &str, unit: &str, round: Round) -> Option<u64> {
 }
 
 /// The highest GPU index the message asks for, with the words it was read
-/// from: code in a traceback (`.to("cuda:1")`, `torch.cuda.set_device(1)`,
-/// CuPy's `cuda.Device(1)`) and torch's `… object on CUDA device 3 but
-/// torch.cuda.device_count() is 1`. An index is at most four digits.
+/// from: literal indices in the calls of a traceback's code that pick a
+/// device (`torch.cuda.set_device(1)`, `torch.device("cuda:1")`,
+/// `torch.device("cuda", 1)`, `.to("cuda:1")`, `.cuda(1)`, CuPy's
+/// `cuda.Device(1)`) and torch's `… object on CUDA device 3 but
+/// torch.cuda.device_count() is 1`. A `cuda:0` in a log line or a tensor's
+/// `device='cuda:0'` says which GPU something is on, not which one the
+/// failing call asked for, so free text is not read; and where any such
+/// call takes its index from a variable (`set_device(local_rank)`,
+/// `f"cuda:{rank}"`), the message does not tell the index at all. An index
+/// is at most four digits.
 fn device_index(text: &str) -> Option<(u32, String)> {
     let mut best: Option<(u32, String)> = None;
-    for (before, after) in [
-        ("cuda:", ""),
-        ("set_device(", ")"),
-        ("cuda.Device(", ")"),
-        ("object on CUDA device ", " "),
+    let mut keep = |index: u32, words: String| {
+        if best.as_ref().is_none_or(|(b, _)| index > *b) {
+            best = Some((index, words));
+        }
+    };
+    for call in [
+        "set_device(",
+        "cuda.Device(",
+        "cuda.device(",
+        ".cuda(",
+        "torch.device(",
+        ".to(",
     ] {
-        for (at, _) in text.match_indices(before) {
-            // `cuda:` inside a longer word (`pycuda:`, `nvidia/cuda:12.4` tags).
-            if before == "cuda:"
-                && text[..at]
-                    .chars()
-                    .next_back()
-                    .is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '/' | '-' | '.'))
-            {
-                continue;
-            }
-            let rest = &text[at + before.len()..];
-            let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-            if digits == 0 || digits > 4 || !rest[digits..].starts_with(after) {
-                continue;
-            }
-            // `cuda:12.4` is a version, not a device.
-            if before == "cuda:"
-                && rest[digits..].starts_with(|c: char| c == '.' || c.is_alphanumeric())
-            {
-                continue;
-            }
-            let Ok(index) = rest[..digits].parse::<u32>() else {
+        for (at, _) in text.match_indices(call) {
+            let rest = &text[at + call.len()..];
+            let Some(end) = window(rest).find(')') else {
                 continue;
             };
-            if best.as_ref().is_none_or(|(b, _)| index > *b) {
-                best = Some((index, format!("{before}{}{after}", &rest[..digits])));
+            let arg = rest[..end].trim();
+            // `.to(device)`, `.to(torch.float16)`, `.to(torch.device(…))`:
+            // only a string names a device there (the inner call is read
+            // on its own).
+            if call == ".to(" && !arg.starts_with(['"', '\'', 'f', 'F']) {
+                continue;
+            }
+            match device_arg(arg) {
+                DeviceArg::Index(index) => keep(index, format!("{call}{arg})")),
+                DeviceArg::Variable => return None,
+                DeviceArg::Current => {}
             }
         }
     }
+    let phrase = "object on CUDA device ";
+    for rest in after_each(text, phrase) {
+        let word = first_word(rest);
+        if let DeviceArg::Index(index) = device_arg(word) {
+            keep(index, format!("{phrase}{word}"));
+        }
+    }
     best
+}
+
+/// What the argument of a call that picks a device says.
+#[derive(Debug, PartialEq, Eq)]
+enum DeviceArg {
+    /// A literal index: `1`, `"cuda:1"`, `'cuda', 1`.
+    Index(u32),
+    /// An index computed at run time: `local_rank`, `f"cuda:{rank}"`.
+    Variable,
+    /// The current device, or not a device: ``, `"cuda"`, `"cpu"`,
+    /// `non_blocking=True`.
+    Current,
+}
+
+fn device_arg(arg: &str) -> DeviceArg {
+    let index = |digits: &str| {
+        let digits = digits.trim();
+        (!digits.is_empty() && digits.len() <= 4 && digits.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| digits.parse().ok())
+            .flatten()
+    };
+    if arg.is_empty() || arg.contains('=') {
+        return DeviceArg::Current;
+    }
+    if let Some(n) = index(arg) {
+        return DeviceArg::Index(n);
+    }
+    let Some(quote) = arg.chars().next().filter(|c| matches!(c, '"' | '\'')) else {
+        return if arg.starts_with(['f', 'F']) && !arg.contains("cuda") {
+            DeviceArg::Current
+        } else {
+            DeviceArg::Variable
+        };
+    };
+    let inner = arg[1..].split(quote).next().unwrap_or_default();
+    let after = arg[1 + inner.len()..].trim_start_matches(quote).trim();
+    match inner.strip_prefix("cuda:") {
+        Some(n) => index(n).map_or(DeviceArg::Variable, DeviceArg::Index),
+        None if inner == "cuda" => match after.strip_prefix(',') {
+            Some(n) => index(n).map_or(DeviceArg::Variable, DeviceArg::Index),
+            None => DeviceArg::Current,
+        },
+        None => DeviceArg::Current,
+    }
 }
 
 /// pip's refusal of a wheel named by file or URL (`cuda/31`):
@@ -434,6 +489,9 @@ struct WheelTags {
     /// In Linux's names (`x86_64`, `aarch64`, `i686` …), for the first
     /// platform the name lists.
     arch: Option<String>,
+    /// The C library a Linux wheel is built against: `glibc` (manylinux)
+    /// or `musl` (musllinux); none for `linux_*`, built where it was built.
+    libc: Option<&'static str>,
     /// The oldest glibc any of its manylinux tags accepts (`2.17` for
     /// `manylinux_2_17_x86_64.manylinux2014_x86_64`).
     glibc: Option<String>,
@@ -471,9 +529,15 @@ fn wheel_tags(file: &str) -> Option<WheelTags> {
         };
         ("windows", Some(arch.to_string()))
     } else if first.starts_with("macosx_") {
-        let arch = first.rsplit('_').next().unwrap_or_default();
-        let arch = if arch == "arm64" { "aarch64" } else { arch };
-        ("macos", Some(arch.to_string()))
+        // `macosx_11_0_arm64`, `macosx_10_9_x86_64`; `universal2` runs on both.
+        let arch = match first.splitn(4, '_').nth(3) {
+            Some("arm64") => Some("aarch64".to_string()),
+            Some(arch) if !arch.starts_with("universal") && arch != "intel" => {
+                Some(arch.to_string())
+            }
+            _ => None,
+        };
+        ("macos", arch)
     } else if first.starts_with("linux_")
         || first.starts_with("manylinux")
         || first.starts_with("musllinux_")
@@ -487,10 +551,18 @@ fn wheel_tags(file: &str) -> Option<WheelTags> {
         .filter_map(|p| manylinux_glibc(p))
         .min_by_key(|&(major, minor)| (major, minor))
         .map(|(major, minor)| format!("{major}.{minor}"));
+    let libc = if platforms.iter().any(|p| p.starts_with("manylinux")) {
+        Some("glibc")
+    } else if platforms.iter().any(|p| p.starts_with("musllinux_")) {
+        Some("musl")
+    } else {
+        None
+    };
     Some(WheelTags {
         python,
         os,
         arch,
+        libc,
         glibc,
     })
 }
@@ -524,19 +596,16 @@ fn manylinux_glibc(tag: &str) -> Option<(u32, u32)> {
     .map(|(_, glibc)| glibc)
 }
 
-/// The text before each occurrence of `phrase`, from the last line break.
+/// The text before each occurrence of `phrase`, at most
+/// `4 × WINDOW_CHARS` characters of it (a file name, a path, pip's prefix).
 fn before_each<'t>(text: &'t str, phrase: &str) -> Vec<&'t str> {
     text.match_indices(phrase)
-        .map(|(at, _)| {
-            let before = &text[..at];
-            let start = before.len() - first_chars_back(before, WINDOW_CHARS * 4).len();
-            &before[start..]
-        })
+        .map(|(at, _)| last_chars(&text[..at], WINDOW_CHARS * 4))
         .collect()
 }
 
 /// At most the last `n` characters of `text`.
-fn first_chars_back(text: &str, n: usize) -> &str {
+fn last_chars(text: &str, n: usize) -> &str {
     text.char_indices()
         .rev()
         .nth(n.saturating_sub(1))
@@ -819,44 +888,61 @@ mod tests {
 
     #[test]
     fn the_gpu_index_a_message_asks_for() {
-        let traceback = "File \"/home/u/train.py\", line 12, in <module>\n    model.to(\"cuda:1\")\ntorch.AcceleratorError: CUDA error: invalid device ordinal";
-        assert!(states(traceback, "message.device", "1"));
-        assert!(states(
-            "torch.cuda.set_device(7)\nRuntimeError: CUDA error: invalid device ordinal",
-            "message.device",
-            "7"
-        ));
-        assert!(states(
-            "with cp.cuda.Device(2):\ncupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorInvalidDevice: invalid device ordinal",
-            "message.device",
-            "2"
-        ));
-        assert!(states(
-            "RuntimeError: Attempting to deserialize object on CUDA device 3 but torch.cuda.device_count() is 1.",
-            "message.device",
-            "3"
-        ));
-        // The highest index named, once.
-        let two = "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cuda:1!";
-        assert_eq!(
-            read(two)
-                .iter()
+        let device = |message: &str| {
+            read(message)
+                .into_iter()
                 .filter(|(f, _)| f == "message.device")
-                .collect::<Vec<_>>(),
-            vec![&("message.device".to_string(), "1".to_string())]
-        );
-        // Image tags, versions and longer words are not devices.
-        for none in [
-            "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04",
-            "pycuda:1 import failed",
-            "requires cuda:12.4 or newer",
-            "torch.cuda.set_device(local_rank)",
-            "cuda:123456789012345678901234567890",
+                .map(|(_, v)| v)
+                .collect::<Vec<_>>()
+        };
+        for (message, index) in [
+            (
+                "File \"/home/u/train.py\", line 12, in <module>\n    model.to(\"cuda:1\")\ntorch.AcceleratorError: CUDA error: invalid device ordinal",
+                "1",
+            ),
+            (
+                "    torch.cuda.set_device(7)\nRuntimeError: CUDA error: invalid device ordinal",
+                "7",
+            ),
+            (
+                "    with cp.cuda.Device(2):\ncupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorInvalidDevice: invalid device ordinal",
+                "2",
+            ),
+            ("    device = torch.device('cuda', 3)", "3"),
+            ("    x = x.to(torch.device(\"cuda:2\"))", "2"),
+            ("    with torch.cuda.device(1):", "1"),
+            ("    model = model.cuda(1)", "1"),
+            (
+                "RuntimeError: Attempting to deserialize object on CUDA device 3 but torch.cuda.device_count() is 1.",
+                "3",
+            ),
+            // The highest literal index, once; other calls name no device.
+            (
+                "    a = a.to(\"cuda:0\")\n    b = b.to(\"cuda:1\").to(torch.float16)\n    c = c.cuda()",
+                "1",
+            ),
         ] {
-            assert!(
-                !read(none).iter().any(|(f, _)| f == "message.device"),
-                "{none}"
-            );
+            assert_eq!(device(message), vec![index.to_string()], "{message}");
+        }
+        for none in [
+            // Which GPU a tensor or a log line is on, not what a call asked for.
+            "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cuda:1!",
+            "[rank0]: Using device cuda:0",
+            "tensor([nan, nan], device='cuda:0')",
+            // An index computed at run time hides the literal ones: the
+            // failing call may be the computed one (rank 3 of a 2-GPU node).
+            "[rank0]: model.to(\"cuda:0\")\n[rank3]: torch.cuda.set_device(local_rank)\n[rank3]: torch.AcceleratorError: CUDA error: invalid device ordinal",
+            "    x = x.to(f\"cuda:{rank}\")",
+            "    device = torch.device(\"cuda\", args.gpu)",
+            "    model.cuda(args.gpu)",
+            // The current device, a dtype, a variable of any kind.
+            "    device = torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")",
+            "    x = x.to(device).cuda(non_blocking=True)",
+            // Image tags and versions.
+            "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04",
+            "torch.device(\"cuda:123456789\")",
+        ] {
+            assert!(device(none).is_empty(), "{none}");
         }
     }
 
@@ -869,6 +955,7 @@ mod tests {
                 python: Some("3.11".into()),
                 os: "windows",
                 arch: Some("x86_64".into()),
+                libc: None,
                 glibc: None,
             }
         );
@@ -879,6 +966,7 @@ mod tests {
                 python: Some("3.9".into()),
                 os: "linux",
                 arch: Some("x86_64".into()),
+                libc: Some("glibc"),
                 glibc: Some("2.17".into()),
             }
         );
@@ -895,6 +983,18 @@ mod tests {
         );
         let mac = tags("numpy-2.0.0-cp312-cp312-macosx_11_0_arm64.whl");
         assert_eq!((mac.os, mac.arch.as_deref()), ("macos", Some("aarch64")));
+        let intel = tags("numpy-2.0.0-cp312-cp312-macosx_10_9_x86_64.whl");
+        assert_eq!(intel.arch.as_deref(), Some("x86_64"));
+        assert_eq!(
+            tags("x-1.0-cp312-cp312-macosx_10_9_universal2.whl").arch,
+            None
+        );
+        let musl = tags("numpy-2.0.0-cp312-cp312-musllinux_1_2_x86_64.whl");
+        assert_eq!(
+            (musl.os, musl.libc, musl.glibc),
+            ("linux", Some("musl"), None)
+        );
+        assert_eq!(tags("x-1.0-cp312-cp312-linux_x86_64.whl").libc, None);
         // `abi3` runs on later CPythons too; `py3` on any: no Python told.
         assert_eq!(
             tags("cryptography-44.0.0-cp39-abi3-manylinux_2_28_x86_64.whl").python,

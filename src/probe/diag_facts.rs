@@ -169,16 +169,21 @@ fn machine(root: &Root, facts: &RootFacts, out: &mut Vec<Fact>, notes: &mut Vec<
 /// it was given), less those `CUDA_VISIBLE_DEVICES` hides. Not told where
 /// MIG instances exist: CUDA then enumerates MIG devices, not the nodes.
 fn visible_gpus(root: &Root, mask: Option<&str>, out: &mut Vec<Fact>) {
-    let nodes = root.list("/dev", MAX_ENTRIES).ok().map(|listing| {
-        listing
-            .names
-            .iter()
-            .filter(|n| {
-                n.strip_prefix("nvidia")
-                    .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
-            })
-            .count()
-    });
+    // A listing cut at the cap could leave GPU nodes out: then not told.
+    let nodes = root
+        .list("/dev", MAX_ENTRIES)
+        .ok()
+        .filter(|listing| !listing.truncated)
+        .map(|listing| {
+            listing
+                .names
+                .iter()
+                .filter(|n| {
+                    n.strip_prefix("nvidia")
+                        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+                })
+                .count()
+        });
     if mig_instances(root) {
         return;
     }
@@ -457,22 +462,14 @@ fn files(root: &Root, facts: &RootFacts, out: &mut Vec<Fact>, notes: &mut Vec<No
     architecture(root, out);
 }
 
-/// `python`: the `X.Y` of each Python environment found, from its
+/// `python`: the `X.Y` of each Python environment found, and
+/// `python.path`: that of the `python3` on the machine's `PATH` (the one a
+/// bare `pip` or `python -m pip` most likely runs), each from its
 /// `lib/pythonX.Y/site-packages` folder (what a `cpXY` wheel tag names).
 fn python_versions(facts: &RootFacts, out: &mut Vec<Fact>) {
     for env in &facts.python_envs {
         for site in &env.sites {
-            let Some(version) = site
-                .split('/')
-                .find_map(|part| part.strip_prefix("python"))
-                .filter(|v| {
-                    v.split_once('.').is_some_and(|(major, minor)| {
-                        [major, minor]
-                            .iter()
-                            .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-                    })
-                })
-            else {
+            let Some(version) = site_python(site) else {
                 continue;
             };
             if out.iter().any(|f| f.fact == "python" && f.value == version) {
@@ -482,11 +479,39 @@ fn python_versions(facts: &RootFacts, out: &mut Vec<Fact>) {
             evidence.extend(env.found_by.iter().take(1).cloned());
             out.push(Fact {
                 fact: "python",
-                value: version.to_string(),
+                value: version,
                 evidence,
             });
         }
     }
+    if let Some(on_path) = &facts.python3
+        && let Some(version) = on_path.sites_real.iter().find_map(|s| site_python(s))
+    {
+        let mut evidence = vec![on_path.exe.value.clone()];
+        evidence.extend(on_path.exe.evidence.iter().cloned());
+        out.push(Fact {
+            fact: "python.path",
+            value: version,
+            evidence,
+        });
+    }
+}
+
+/// `/opt/python/venv/lib/python3.13t/site-packages` → `3.13`: the folder
+/// above `site-packages` (Debian: `dist-packages`), which names the
+/// interpreter; a free-threaded build's `t` is dropped (its wheels are
+/// tagged `cp313t`, read as 3.13 too). Debian's `/usr/lib/python3/…`
+/// names no minor version.
+fn site_python(site: &str) -> Option<String> {
+    let mut parts = site.trim_end_matches('/').rsplit('/');
+    let last = parts.next()?;
+    if last != "site-packages" && last != "dist-packages" {
+        return None;
+    }
+    let version = parts.next()?.strip_prefix("python")?.trim_end_matches('t');
+    let (major, minor) = version.split_once('.')?;
+    let number = |n: &str| !n.is_empty() && n.len() <= 3 && n.bytes().all(|b| b.is_ascii_digit());
+    (number(major) && number(minor)).then(|| format!("{major}.{minor}"))
 }
 
 /// `arch`: the CPU architecture the root's programs are built for, from
@@ -1000,6 +1025,27 @@ mod tests {
         // enumerates MIG devices, which the nodes do not count.
         assert_eq!(visible_in(8, true, None), None);
         assert_eq!(visible_in(8, true, Some("0")), None);
+    }
+
+    #[test]
+    fn the_python_a_site_folder_names() {
+        for (site, want) in [
+            ("/usr/local/lib/python3.11/site-packages", Some("3.11")),
+            (
+                "/opt/python/venv/lib/python3.12/site-packages",
+                Some("3.12"),
+            ),
+            (
+                "/root/.local/share/uv/python/cpython-3.12.4-linux-x86_64-gnu/lib/python3.12/site-packages/",
+                Some("3.12"),
+            ),
+            ("/usr/local/lib/python3.10/dist-packages", Some("3.10")),
+            ("/opt/ft/lib/python3.13t/site-packages", Some("3.13")),
+            ("/usr/lib/python3/dist-packages", None),
+            ("/opt/python3.11/bin", None),
+        ] {
+            assert_eq!(site_python(site).as_deref(), want, "{site}");
+        }
     }
 
     #[test]
