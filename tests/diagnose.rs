@@ -284,6 +284,28 @@ fn a_missing_library_never_gets_the_causes_of_a_section_about_another() {
 
 // ---- the verb, end to end ---------------------------------------------------------------------
 
+/// `lore diagnose MESSAGE` on this machine with `CUDA_VISIBLE_DEVICES` set
+/// to `mask` (or unset) and `NVIDIA_VISIBLE_DEVICES` unset: exit code and
+/// standard output.
+fn diagnose_under_mask(
+    home: &tempfile::TempDir,
+    message: &str,
+    mask: Option<&str>,
+) -> (Option<i32>, String) {
+    let mut cmd = common::lore(home);
+    cmd.args(["diagnose", "--color", "never", message])
+        .env_remove("NVIDIA_VISIBLE_DEVICES");
+    match mask {
+        Some(m) => cmd.env("CUDA_VISIBLE_DEVICES", m),
+        None => cmd.env_remove("CUDA_VISIBLE_DEVICES"),
+    };
+    let out = cmd.output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+    )
+}
+
 /// Whether this machine has GPUs whose number `gpu.visible` tells: some
 /// `/dev/nvidiaN` node, and no MIG GPU instance (with them CUDA counts MIG
 /// devices, and the fact is not told).
@@ -609,20 +631,7 @@ fn a_venv_only_the_traceback_names_is_probed_and_its_cause_holds() {
 fn no_cuda_gpus_is_judged_on_the_device_mask_of_the_environment() {
     let home = common::home();
     let message = "  File \"/srv/venv/lib/python3.12/site-packages/torch/cuda/__init__.py\", line 478, in _lazy_init\n    torch._C._cuda_init()\nRuntimeError: No CUDA GPUs are available\n";
-    let run = |mask: Option<&str>| {
-        let mut cmd = common::lore(&home);
-        cmd.args(["diagnose", "--color", "never", message])
-            .env_remove("NVIDIA_VISIBLE_DEVICES");
-        match mask {
-            Some(m) => cmd.env("CUDA_VISIBLE_DEVICES", m),
-            None => cmd.env_remove("CUDA_VISIBLE_DEVICES"),
-        };
-        let out = cmd.output().unwrap();
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).to_string(),
-        )
-    };
+    let run = |mask: Option<&str>| diagnose_under_mask(&home, message, mask);
     let gpus = counted_gpus();
 
     let (code, stdout) = run(Some(""));
@@ -672,19 +681,7 @@ fn invalid_device_ordinal_is_judged_on_the_index_the_code_asks_for() {
             "Traceback (most recent call last):\n  File \"/home/u/train.py\", line 12, in <module>\n    model.to(\"cuda:{index}\")\ntorch.AcceleratorError: CUDA error: invalid device ordinal\nGPU device may be out of range, do you have enough GPUs?\n"
         )
     };
-    let run = |index: u32, mask: Option<&str>| {
-        let mut cmd = common::lore(&home);
-        cmd.args(["diagnose", "--color", "never", &message(index)]);
-        match mask {
-            Some(m) => cmd.env("CUDA_VISIBLE_DEVICES", m),
-            None => cmd.env_remove("CUDA_VISIBLE_DEVICES"),
-        };
-        let out = cmd.output().unwrap();
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).to_string(),
-        )
-    };
+    let run = |index: u32, mask: Option<&str>| diagnose_under_mask(&home, &message(index), mask);
     let gpus = counted_gpus();
     let index_cause = "asks for a GPU index this machine does not have";
     let mask_cause = "A physical GPU number under CUDA_VISIBLE_DEVICES";
