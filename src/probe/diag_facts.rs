@@ -459,7 +459,27 @@ fn files(root: &Root, facts: &RootFacts, out: &mut Vec<Fact>, notes: &mut Vec<No
     libstdcxx(root, out);
     wheel_arch(facts, out);
     python_versions(facts, out);
+    leftovers(root, facts, out);
     architecture(root, out);
+}
+
+/// `python.leftover`: a `~`-named folder or file in a Python environment's
+/// site folder (`~orch`, `~orch-2.1.0.dist-info`): what pip's uninstall
+/// or upgrade renamed the old files to, left when it was killed before it
+/// finished; pip then warns `Ignoring invalid distribution -orch`.
+fn leftovers(root: &Root, facts: &RootFacts, out: &mut Vec<Fact>) {
+    let mut sites: Vec<&String> = facts.python_envs.iter().flat_map(|e| &e.sites).collect();
+    sites.sort();
+    sites.dedup();
+    for site in sites {
+        let Ok(listing) = root.list(site, MAX_ENTRIES) else {
+            continue;
+        };
+        for name in listing.names.iter().filter(|n| n.starts_with('~')) {
+            let path = format!("{site}/{name}");
+            out.push(fact("python.leftover", root.show(&path), root.show(&path)));
+        }
+    }
 }
 
 /// `python`: the `X.Y` of each Python environment found, and

@@ -106,6 +106,7 @@ pub const FACT_NAMES: &[FactName] = &[
     fact("python.libstdcxx", Each, Files, "the newest GLIBCXX of the libstdc++.so.6 in torch's Python environment's own lib folder (conda)"),
     fact("glibc", Each, Files, "the C library's version, from dpkg's libc6"),
     fact("python", Any, Files, "the X.Y of a Python environment found, from its lib/pythonX.Y folder"),
+    fact("python.leftover", Any, Files, "a ~-named entry in a Python environment's site folder (~orch, ~orch-2.1.0.dist-info): left by a pip uninstall or upgrade that was killed"),
     fact("python.path", Each, Machine, "the X.Y of the python3 on the machine's PATH, from its lib/pythonX.Y folder"),
     fact("arch", Each, Files, "the CPU architecture the root's programs are built for (x86_64, aarch64 …), from /bin/sh's ELF header"),
     fact("image.flavour", Each, Dockerfile, "the final stage's nvidia/cuda flavour: base, runtime, devel, cudnn-runtime, cudnn-devel"),
