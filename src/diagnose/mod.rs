@@ -18,7 +18,7 @@ pub use eval::{
 
 use crate::corpus::causes::{self, Cause, CauseBlock};
 use crate::corpus::{Document, Section};
-use crate::search::{Hit, soname};
+use crate::search::{Hit, subject};
 
 /// Hits looked at for causes: the first few, where the explanation is.
 pub const HITS_CONSIDERED: usize = 5;
@@ -119,7 +119,7 @@ pub fn blocks_for(doc: &Document, index: usize) -> Vec<(usize, CauseBlock)> {
 /// The sections with causes among the first hits that score at least
 /// `RELATIVE_SCORE` of the best, in hit order, each block once, leaving out
 /// a section whose heading names other shared libraries than the `query`
-/// (another library, or another major version: see [`names_another_soname`]). `document` gives a hit's
+/// (another library, or another major version: see [`names_another_subject`]). `document` gives a hit's
 /// parsed document.
 pub fn section_causes<'d>(
     hits: &[Hit],
@@ -130,7 +130,7 @@ pub fn section_causes<'d>(
     let mut seen: Vec<(String, usize)> = Vec::new();
     let best = hits.first().map_or(0.0, |h| h.score);
     for (rank, hit) in hits.iter().take(HITS_CONSIDERED).enumerate() {
-        if hit.score < best * RELATIVE_SCORE || names_another_soname(&hit.heading, query) {
+        if hit.score < best * RELATIVE_SCORE || names_another_subject(&hit.heading, query) {
             continue;
         }
         let Some(doc) = document(&hit.path) else {
@@ -169,8 +169,8 @@ pub fn section_causes<'d>(
 /// 11 runtime) are not this one's, however alike the two lines score. A
 /// soname without a version (`libcupti.so`) matches any version of its
 /// library.
-pub fn names_another_soname(heading: &str, query: &str) -> bool {
-    soname::names_only_others(heading, &soname::subjects(query))
+pub fn names_another_subject(heading: &str, query: &str) -> bool {
+    subject::names_only_others(heading, &subject::subjects(query))
 }
 
 /// Judges one cause: its check evaluated, or unknown without one.
@@ -221,31 +221,31 @@ pub fn diagnose(sections: Vec<SectionCauses>, ctx: &Context) -> Diagnosis {
 
 #[cfg(test)]
 mod tests {
-    use super::names_another_soname;
+    use super::names_another_subject;
 
     #[test]
     fn a_heading_about_another_major_of_the_same_library_is_another_message() {
         let query = "OSError: libcudart.so.12: cannot open shared object file";
-        assert!(names_another_soname(
+        assert!(names_another_subject(
             "ImportError: libcudart.so.11.0: cannot open shared object file",
             query
         ));
         // The same major (12 against 12.1), or no version in the heading:
         // the section may explain this message.
-        assert!(!names_another_soname(
+        assert!(!names_another_subject(
             "libcudart.so.12.1 missing after a wheel upgrade",
             query
         ));
-        assert!(!names_another_soname(
+        assert!(!names_another_subject(
             "libcudart.so not found by the linker",
             query
         ));
-        assert!(!names_another_soname(
+        assert!(!names_another_subject(
             "Shared libraries the loader cannot find",
             query
         ));
         // A heading naming both majors covers this one too.
-        assert!(!names_another_soname(
+        assert!(!names_another_subject(
             "libcudart.so.11.0 or libcudart.so.12: cannot open",
             query
         ));
@@ -264,14 +264,14 @@ mod tests {
             "libcublas.so.12: cannot open shared object file",
             "libnvrtc.so.12: cannot open shared object file",
         ] {
-            assert!(names_another_soname(heading, query), "{query}");
+            assert!(names_another_subject(heading, query), "{query}");
         }
-        assert!(names_another_soname(
+        assert!(names_another_subject(
             "libcupti.so.11.7: cannot open shared object file",
             "OSError: libcudart.so.12: cannot open shared object file"
         ));
         // A heading that names the query's library among others still may.
-        assert!(!names_another_soname(
+        assert!(!names_another_subject(
             "libcudnn.so.9 and libcudart.so.12 missing",
             "ImportError: libcudnn.so.9: cannot open shared object file"
         ));

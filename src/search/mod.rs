@@ -15,7 +15,7 @@ pub mod query;
 mod rare;
 pub mod schema;
 pub mod snippet;
-pub mod soname;
+pub mod subject;
 pub mod synthetic;
 pub mod tokenizer;
 pub mod triage;
@@ -691,7 +691,7 @@ impl SearchIndex {
         &self,
         searcher: &Searcher,
         ranked: &mut [(f32, DocAddress, confidence::Signals, u64)],
-        wanted: &[soname::Soname],
+        wanted: &[subject::Subject],
     ) -> tantivy::Result<()> {
         let field = self.fields.heading_libs;
         let pool = ranked.len().min(LIBRARY_POOL);
@@ -716,7 +716,7 @@ impl SearchIndex {
             let naming = holders(schema::NAMES_LIBRARIES)?;
             let mut about_wanted = Vec::new();
             for library in wanted {
-                about_wanted.extend(holders(&library.lib)?);
+                about_wanted.extend(holders(&library.name)?);
             }
             for i in mine {
                 let doc = candidates[i].1.doc_id;

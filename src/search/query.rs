@@ -83,7 +83,7 @@ pub struct ParsedQuery {
     /// The shared libraries the query (a log: its searched lines) names by
     /// soname: a section whose heading names only other ones explains
     /// another library's message.
-    pub libraries: Vec<super::soname::Soname>,
+    pub libraries: Vec<super::subject::Subject>,
 }
 
 impl ParsedQuery {
@@ -145,9 +145,9 @@ pub fn parse(input: &str) -> ParsedQuery {
         clean_line(input)
     };
     query.libraries = if query.pasted {
-        super::soname::subjects(&query.searched.join("\n"))
+        super::subject::subjects(&query.searched.join("\n"))
     } else {
-        super::soname::subjects(input)
+        super::subject::subjects(input)
     };
 
     // Filters: whole whitespace-separated words `kind:K` or `path:P`, typed

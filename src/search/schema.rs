@@ -410,12 +410,12 @@ pub fn tantivy_documents(doc: &Document, fields: &Fields) -> Vec<TantivyDocument
             if is_sources_heading(&s.heading) && !s.anchor.is_empty() {
                 d.add_text(fields.role, SOURCES_ROLE);
             }
-            let libraries = super::soname::subjects(&s.heading);
+            let libraries = super::subject::subjects(&s.heading);
             if !libraries.is_empty() {
                 d.add_text(fields.heading_libs, NAMES_LIBRARIES);
             }
             for library in libraries {
-                d.add_text(fields.heading_libs, &library.lib);
+                d.add_text(fields.heading_libs, &library.name);
             }
             d
         })

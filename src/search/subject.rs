@@ -1,5 +1,6 @@
-//! Shared libraries a text names by soname (`libcudart.so.12`,
-//! `libcupti.so`): a message about one library is not explained by a
+//! What a message is about by name: the shared libraries it names by
+//! soname (`libcudart.so.12`, `libcupti.so`) and the Python modules it
+//! could not import. A message about one library is not explained by a
 //! section about another (`libcublas.so.12: cannot open …` against
 //! TensorRT's `libnvinfer.so.N`), nor about another major version of it
 //! (`libcudart.so.11.0` against `libcudart.so.12`). Search ranks a
@@ -7,19 +8,20 @@
 //! the same library is the same failure there); `lore diagnose` takes no
 //! causes from a section about another library or another major version.
 
-/// One library named: `libcudart.so.12.1` → `libcudart`, `12.1`;
-/// `libcupti.so` or `libnvinfer.so.N` → `libcupti`, `libnvinfer`, no version.
+/// One thing named: a library (`libcudart.so.12.1` → `libcudart`, `12.1`;
+/// `libcupti.so` or `libnvinfer.so.N` → `libcupti`, `libnvinfer`, no
+/// version) or a Python module (`py:torch`, no version).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Soname {
-    pub lib: String,
+pub struct Subject {
+    pub name: String,
     pub version: String,
 }
 
-impl Soname {
+impl Subject {
     /// The same library at the same major version; a soname without a
     /// version matches any version of its library.
-    fn matches(&self, other: &Soname) -> bool {
-        self.lib == other.lib
+    fn matches(&self, other: &Subject) -> bool {
+        self.name == other.name
             && (self.version.is_empty()
                 || other.version.is_empty()
                 || major(&self.version) == major(&other.version))
@@ -27,7 +29,7 @@ impl Soname {
 }
 
 /// The sonames `text` names, in order.
-pub fn sonames(text: &str) -> Vec<Soname> {
+pub fn sonames(text: &str) -> Vec<Subject> {
     text.split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '+' | '-')))
         .filter_map(|word| {
             let (lib, rest) = match word.split_once(".so.") {
@@ -39,8 +41,8 @@ pub fn sonames(text: &str) -> Vec<Soname> {
             // `libnvinfer.so.N`, `libcublas.so.*`: the library, any version.
             let placeholder = matches!(rest, "N" | "X" | "x" | "*" | "MAJOR");
             let named = versioned || rest.is_empty() || placeholder;
-            (lib.len() > 3 && lib.starts_with("lib") && named).then(|| Soname {
-                lib: lib.to_string(),
+            (lib.len() > 3 && lib.starts_with("lib") && named).then(|| Subject {
+                name: lib.to_string(),
                 version: version.to_string(),
             })
         })
@@ -55,7 +57,7 @@ pub fn sonames(text: &str) -> Vec<Soname> {
 /// explained by a section about another: `No module named 'mmcv._ext'` is
 /// another failure than `No module named 'torch'`, and so is a name missing
 /// from `pkg_resources`.
-pub fn subjects(text: &str) -> Vec<Soname> {
+pub fn subjects(text: &str) -> Vec<Subject> {
     let mut found = sonames(text);
     found.extend(modules(text));
     found
@@ -64,7 +66,7 @@ pub fn subjects(text: &str) -> Vec<Soname> {
 /// The modules of `No module named 'X'` (or `X` unquoted, as Python 2 and
 /// `ImportError` print it) and of `cannot import name 'N' from 'X'` in
 /// `text`, in order.
-fn modules(text: &str) -> Vec<Soname> {
+fn modules(text: &str) -> Vec<Subject> {
     let missing = text
         .match_indices("No module named ")
         .map(|(at, phrase)| at + phrase.len());
@@ -94,8 +96,8 @@ fn modules(text: &str) -> Vec<Soname> {
                 .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
                 .unwrap_or(rest.len())];
             let name = name.trim_end_matches('.');
-            (!name.is_empty()).then(|| Soname {
-                lib: format!("{MODULE_PREFIX}{name}"),
+            (!name.is_empty()).then(|| Subject {
+                name: format!("{MODULE_PREFIX}{name}"),
                 version: String::new(),
             })
         })
@@ -113,14 +115,14 @@ const MODULE_PREFIX: &str = "py:";
 /// one of `wanted` (the query's [`subjects`]) at its major version: the
 /// section explains another message. False when either names none. `lore
 /// diagnose` takes no causes from such a section.
-pub fn names_only_others(heading: &str, wanted: &[Soname]) -> bool {
-    names_none_of(heading, wanted, Soname::matches)
+pub fn names_only_others(heading: &str, wanted: &[Subject]) -> bool {
+    names_none_of(heading, wanted, Subject::matches)
 }
 
 fn names_none_of(
     heading: &str,
-    wanted: &[Soname],
-    same: impl Fn(&Soname, &Soname) -> bool,
+    wanted: &[Subject],
+    same: impl Fn(&Subject, &Subject) -> bool,
 ) -> bool {
     if wanted.is_empty() {
         return false;
@@ -144,12 +146,12 @@ mod tests {
         assert_eq!(
             found,
             vec![
-                Soname {
-                    lib: "libcudart".into(),
+                Subject {
+                    name: "libcudart".into(),
                     version: "12".into()
                 },
-                Soname {
-                    lib: "libcupti".into(),
+                Subject {
+                    name: "libcupti".into(),
                     version: String::new()
                 },
             ]
@@ -158,8 +160,8 @@ mod tests {
         // A placeholder version names the library at any version.
         assert_eq!(
             sonames("libnvinfer.so.N")[0],
-            Soname {
-                lib: "libnvinfer".into(),
+            Subject {
+                name: "libnvinfer".into(),
                 version: String::new()
             }
         );
@@ -168,7 +170,7 @@ mod tests {
     #[test]
     fn a_module_python_could_not_import_is_a_subject() {
         let wanted = subjects("ModuleNotFoundError: No module named 'torch'");
-        assert_eq!(wanted[0].lib, "py:torch");
+        assert_eq!(wanted[0].name, "py:torch");
         assert!(names_only_others(
             "ModuleNotFoundError: No module named 'mmcv._ext'",
             &wanted
@@ -179,7 +181,7 @@ mod tests {
         ));
         assert!(!names_only_others("Building flash-attn", &wanted));
         assert_eq!(
-            subjects("ImportError: No module named ninja.")[0].lib,
+            subjects("ImportError: No module named ninja.")[0].name,
             "py:ninja"
         );
         assert!(subjects("No module named ''").is_empty());
@@ -188,7 +190,7 @@ mod tests {
             "ImportError: cannot import name 'packaging' from 'pkg_resources' (/usr/lib/python3/dist-packages/pkg_resources/__init__.py)",
         );
         assert_eq!(lacking.len(), 1, "{lacking:?}");
-        assert_eq!(lacking[0].lib, "py:pkg_resources");
+        assert_eq!(lacking[0].name, "py:pkg_resources");
         assert!(names_only_others(
             "ImportError: cannot import name 'packaging' from 'pkg_resources'",
             &wanted
@@ -200,7 +202,7 @@ mod tests {
         let circular = subjects(
             "ImportError: cannot import name 'triton_key' from partially initialized module 'triton.compiler.compiler' (most likely due to a circular import)",
         );
-        assert_eq!(circular[0].lib, "py:triton.compiler.compiler");
+        assert_eq!(circular[0].name, "py:triton.compiler.compiler");
         // Python 2's `cannot import name X` names no module: no subject.
         assert!(subjects("ImportError: cannot import name _C").is_empty());
     }
