@@ -27,28 +27,29 @@ fn bench(c: &mut Criterion) {
     c.bench_function("diagnose/causes-of-hits", |b| {
         b.iter(|| diagnose::section_causes(&hits, MESSAGE, |p| corpus.get(p)))
     });
-    // What a message states, read from a 1 MB hostile paste of openings
-    // that never close (each once read to the end of the text: seconds).
-    let hostile = "Value 'x ".repeat(120_000);
-    c.bench_function("diagnose/message-facts/hostile-1mb", |b| {
-        b.iter(|| diagnose::message::facts(&hostile))
-    });
-    // 1 MB of out-of-memory openings, each followed by a few fields.
-    let oom = "Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 1.00 GiB of which 0 bytes is free. Process 1 has 1.00 GiB memory in use. "
-        .repeat(8_000);
-    c.bench_function("diagnose/message-facts/oom-1mb", |b| {
-        b.iter(|| diagnose::message::facts(&oom))
-    });
-    // 1 MB of GPU indices a traceback could name, and of pip refusing wheels.
-    let devices = "x.to(\"cuda:1\") set_device(2) ".repeat(35_000);
-    c.bench_function("diagnose/message-facts/devices-1mb", |b| {
-        b.iter(|| diagnose::message::facts(&devices))
-    });
-    let wheels = "ERROR: a-1.0-cp311-cp311-manylinux_2_28_x86_64.whl is not a supported wheel on this platform.\n"
-        .repeat(10_000);
-    c.bench_function("diagnose/message-facts/wheels-1mb", |b| {
-        b.iter(|| diagnose::message::facts(&wheels))
-    });
+    // What a message states, read from 1 MB pastes: a hostile one of
+    // openings that never close (each once read to the end of the text:
+    // seconds), out-of-memory openings each followed by a few fields, GPU
+    // indices a traceback could name, and pip refusing wheels.
+    let pastes = [
+        ("hostile-1mb", "Value 'x ".repeat(120_000)),
+        (
+            "oom-1mb",
+            "Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 1.00 GiB of which 0 bytes is free. Process 1 has 1.00 GiB memory in use. "
+                .repeat(8_000),
+        ),
+        ("devices-1mb", "x.to(\"cuda:1\") set_device(2) ".repeat(35_000)),
+        (
+            "wheels-1mb",
+            "ERROR: a-1.0-cp311-cp311-manylinux_2_28_x86_64.whl is not a supported wheel on this platform.\n"
+                .repeat(10_000),
+        ),
+    ];
+    for (name, text) in &pastes {
+        c.bench_function(&format!("diagnose/message-facts/{name}"), |b| {
+            b.iter(|| diagnose::message::facts(text))
+        });
+    }
     // 1 MB of site-packages paths a traceback could name.
     let paths = "  File \"/e/lib/python3.12/site-packages/m.py\", line 1\n".repeat(20_000);
     c.bench_function("diagnose/python-envs/paths-1mb", |b| {

@@ -118,9 +118,10 @@ pub fn blocks_for(doc: &Document, index: usize) -> Vec<(usize, CauseBlock)> {
 
 /// The sections with causes among the first hits that score at least
 /// `RELATIVE_SCORE` of the best, in hit order, each block once, leaving out
-/// a section whose heading names other shared libraries than the `query`
-/// (another library, or another major version: see [`names_another_subject`]). `document` gives a hit's
-/// parsed document.
+/// a section whose heading names other shared libraries or Python modules
+/// than the `query` (another library, another major version or another
+/// module: see [`names_another_subject`]). `document` gives a hit's parsed
+/// document.
 pub fn section_causes<'d>(
     hits: &[Hit],
     query: &str,
@@ -168,7 +169,8 @@ pub fn section_causes<'d>(
 /// `libcudnn.so.9: cannot open …` (another library), and its causes (no CUDA
 /// 11 runtime) are not this one's, however alike the two lines score. A
 /// soname without a version (`libcupti.so`) matches any version of its
-/// library.
+/// library. Python modules count the same way (`No module named 'mmcv._ext'`
+/// is another message than `No module named 'torch'`).
 pub fn names_another_subject(heading: &str, query: &str) -> bool {
     subject::names_only_others(heading, &subject::subjects(query))
 }

@@ -528,10 +528,7 @@ fn site_python(site: &str) -> Option<String> {
     if last != "site-packages" && last != "dist-packages" {
         return None;
     }
-    let version = parts.next()?.strip_prefix("python")?.trim_end_matches('t');
-    let (major, minor) = version.split_once('.')?;
-    let number = |n: &str| !n.is_empty() && n.len() <= 3 && n.bytes().all(|b| b.is_ascii_digit());
-    (number(major) && number(minor)).then(|| format!("{major}.{minor}"))
+    super::envs::python_x_y(parts.next()?)
 }
 
 /// `arch`: the CPU architecture the root's programs are built for, from

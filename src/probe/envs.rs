@@ -499,9 +499,16 @@ fn pyenv_selection(
 
 /// `3.12` from `…/python3.12`.
 fn python_version(exe: &str) -> Option<String> {
-    let name = exe.rsplit('/').next()?;
-    let v = name.strip_prefix("python")?;
-    (v.contains('.') && v.chars().all(|c| c.is_ascii_digit() || c == '.')).then(|| v.to_string())
+    python_x_y(exe.rsplit('/').next()?)
+}
+
+/// `3.12` from an interpreter's or its library folder's name, `python3.12`;
+/// a free-threaded build's `t` is dropped (`python3.13t` → `3.13`).
+pub(super) fn python_x_y(name: &str) -> Option<String> {
+    let version = name.strip_prefix("python")?.trim_end_matches('t');
+    let (major, minor) = version.split_once('.')?;
+    let number = |n: &str| !n.is_empty() && n.len() <= 3 && n.bytes().all(|b| b.is_ascii_digit());
+    (number(major) && number(minor)).then(|| format!("{major}.{minor}"))
 }
 
 /// The Python version (`3.12`), the base Python's folder (`home`) and
@@ -859,6 +866,7 @@ mod tests {
         assert_eq!(python_version("/usr/bin/python3.12"), Some("3.12".into()));
         assert_eq!(python_version("/usr/bin/python3"), None);
         assert_eq!(python_version("/usr/bin/python3.12-config"), None);
+        assert_eq!(python_version("/usr/bin/python3.13t"), Some("3.13".into()));
         assert_eq!(parent("/opt/torch/.venv/bin"), "/opt/torch/.venv");
         assert_eq!(parent("/bin"), "/");
     }

@@ -80,9 +80,9 @@ pub struct ParsedQuery {
     /// section (a list of links) may answer it. Other queries never see
     /// those sections unless nothing else matches.
     pub wants_sources: bool,
-    /// The shared libraries the query (a log: its searched lines) names by
-    /// soname: a section whose heading names only other ones explains
-    /// another library's message.
+    /// What the query (a log: its searched lines) names: shared libraries by
+    /// soname and Python modules it could not import. A section whose heading
+    /// names only other ones explains another library's or module's message.
     pub libraries: Vec<super::subject::Subject>,
 }
 
