@@ -11,6 +11,7 @@
 
 mod cache;
 pub mod confidence;
+mod passage;
 pub mod query;
 mod rare;
 pub mod schema;
@@ -666,6 +667,23 @@ impl SearchIndex {
             self.lower_other_libraries(searcher, &mut ranked, &parsed.libraries)?;
             ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.3.cmp(&b.3)));
         }
+        if total > 0.0 {
+            let words: Vec<passage::WordGroup> = groups
+                .iter()
+                .map(|g| passage::WordGroup {
+                    texts: g
+                        .members
+                        .iter()
+                        .map(|&m| telling[m].term.text.as_str())
+                        .collect(),
+                    weight: g.weight,
+                })
+                .collect();
+            if let Some(closeness) = passage::Closeness::new(&words) {
+                self.weigh_closeness(searcher, &mut ranked, &closeness)?;
+            }
+            ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.3.cmp(&b.3)));
+        }
         // Each hit's lead is over the best other candidate, whatever the
         // limit: the first's over the second, the others' (negative) over
         // the first.
@@ -679,6 +697,35 @@ impl SearchIndex {
             .into_iter()
             .map(|(score, address, signals, _)| (score, address, signals))
             .collect())
+    }
+
+    /// Scales the best `PASSAGE_POOL` candidates' scores by how close
+    /// together they hold the query's words (`passage::Closeness`): from
+    /// `1 - PASSAGE_WEIGHT` (the best two neighbouring passages hold none of
+    /// what the section holds) to 1 (they hold all of it). The others take
+    /// the lowest factor, so none of them passes a candidate that was read.
+    fn weigh_closeness(
+        &self,
+        searcher: &Searcher,
+        ranked: &mut [(f32, DocAddress, confidence::Signals, u64)],
+        closeness: &passage::Closeness,
+    ) -> tantivy::Result<()> {
+        for (i, r) in ranked.iter_mut().enumerate() {
+            let closeness = if i < PASSAGE_POOL {
+                let doc: TantivyDocument = searcher.doc(r.1)?;
+                let path = doc.get_first(self.fields.heading_path);
+                let path = path.and_then(|v| v.as_str()).unwrap_or_default();
+                let heading = path.rsplit(schema::HEADING_SEPARATOR).next().unwrap_or("");
+                let text = doc.get_first(self.fields.text);
+                let text = text.and_then(|v| v.as_str()).unwrap_or_default();
+                closeness.of(heading, snippet::scanned_part(text))
+            } else {
+                0.0
+            };
+            r.0 *= 1.0 - PASSAGE_WEIGHT + PASSAGE_WEIGHT * closeness;
+            r.2.score = r.0;
+        }
+        Ok(())
     }
 
     /// Lowers the best `LIBRARY_POOL` candidates whose own heading names
@@ -1501,6 +1548,13 @@ const UNNAMED_FACTOR: f32 = 0.6;
 /// than the query (see `lower_other_libraries`), chosen on the tuning half:
 /// 0.5 to 0.7 lift one query of 494 into the top 3, 0.3 drops another.
 const OTHER_LIBRARY_FACTOR: f32 = 0.6;
+/// How much of a candidate's score depends on how close together it holds
+/// the query's words (`weigh_closeness`). Chosen on the tuning half,
+/// simulated over each query's 20 best (windows of one, two and three passages,
+/// weights 0.1 to 1.0): see README, Search.
+const PASSAGE_WEIGHT: f32 = 0.5;
+/// How many of the best candidates are read for their passages.
+const PASSAGE_POOL: usize = 20;
 /// How many of the best candidates are read for their heading's libraries.
 const LIBRARY_POOL: usize = 30;
 

@@ -178,9 +178,10 @@ pub fn snippet(section: &str, matcher: &Matcher, max_chars: usize) -> Snippet {
     shape(&sanitize(&line), matcher, max_chars)
 }
 
-/// The part of `section` a snippet is picked from: all of it, or its first
-/// `SCAN_BYTES` up to the last whole line in them.
-fn scanned_part(section: &str) -> &str {
+/// The part of `section` a snippet is picked from, and the search reads
+/// for its passages: all of it, or its first `SCAN_BYTES` up to the last
+/// whole line in them.
+pub(super) fn scanned_part(section: &str) -> &str {
     if section.len() <= SCAN_BYTES {
         return section;
     }
