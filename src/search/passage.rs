@@ -254,6 +254,21 @@ mod tests {
     }
 
     #[test]
+    fn short_terms_count_only_as_whole_words_and_long_ones_inside_identifiers() {
+        let groups = [group("12", 1.0), group("malloc", 1.0)];
+        let c = Closeness::new(&groups).unwrap();
+        // `12` inside `2012` and `sm_120` is not the query's `12`.
+        let text = "Written in 2012.\n\nsm_120 only.\n\nfiller.\n\nCalls cudaMallocAsync.\n";
+        assert_eq!(c.of("H", text), 1.0, "only malloc is held, in one passage");
+        let spread = "libcupti.so.12 is here.\n\nfiller.\n\nfiller.\n\nCalls cudaMallocAsync.\n";
+        assert_eq!(
+            c.of("H", spread),
+            0.5,
+            "12 and malloc, three passages apart"
+        );
+    }
+
+    #[test]
     fn heading_words_count_in_every_window() {
         let groups = [group("nccl", 2.0), group("timeout", 2.0)];
         let text = "timeout first.\n\nfiller.\n\nfiller.\n\nfiller.\n";
