@@ -268,6 +268,16 @@ mod tests {
         );
     }
 
+    /// A user's own knowledge folder may hold files written on Windows.
+    #[test]
+    fn crlf_text_is_cut_as_lf_text_is() {
+        let lf = "Para one\nstill one\n\n| a | b |\n- item\n\n```sh\nx\n\ny\n```\nlast\n";
+        let crlf = lf.replace('\n', "\r\n");
+        let count = |t: &str| passages(t).len();
+        assert_eq!(count(&crlf), count(lf));
+        assert_eq!(count(lf), 5);
+    }
+
     #[test]
     fn heading_words_count_in_every_window() {
         let groups = [group("nccl", 2.0), group("timeout", 2.0)];
