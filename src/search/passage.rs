@@ -50,11 +50,6 @@ pub fn passages(text: &str) -> Vec<Range<usize>> {
         let (from, to) = (at, at + line.len());
         at = to;
         let trimmed = line.trim();
-        let close = |open: &mut Option<usize>, out: &mut Vec<Range<usize>>, end: usize| {
-            if let Some(start) = open.take() {
-                out.push(start..end);
-            }
-        };
         if let Some((c, run)) = fence {
             if fence_marker(trimmed).is_some_and(|(d, r)| d == c && r >= run)
                 && trimmed.chars().all(|x| x == c)
@@ -83,10 +78,15 @@ pub fn passages(text: &str) -> Vec<Range<usize>> {
             close(&mut open, &mut out, to);
         }
     }
-    if let Some(start) = open {
-        out.push(start..text.len());
-    }
+    close(&mut open, &mut out, text.len());
     out
+}
+
+/// Ends the open passage, if any, at `end`.
+fn close(open: &mut Option<usize>, out: &mut Vec<Range<usize>>, end: usize) {
+    if let Some(start) = open.take() {
+        out.push(start..end);
+    }
 }
 
 /// The fence character and run length of a code block's fence line (three
