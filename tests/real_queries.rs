@@ -227,8 +227,13 @@ const MAX_UNRELATED_SHARE: f64 = 0.03;
 /// from_pretrained section took (s11bq08). Questions 154 → 152 and 187 →
 /// 185 of 216 (0.704, 0.856), not quoted 180 → 178 of 260 (0.685), all
 /// 314 of 355 (0.885): those floors are now 0.70, 0.85, 0.68 and 0.88.
+/// Later that session 14 unquoted queries mined that day joined, labelled
+/// blind before lore ran on them (7 held out, 3 of them with an answering
+/// section, which read 2, 2 and 3 of 3 at section hit@1, hit@3 and file
+/// hit@3): all 272 and 317 of 358 (section 0.760 → 0.7598), so the all
+/// group's section floor is re-recorded at 0.75 for the grown set.
 const HOLDOUT_FLOORS: &[(&str, f64, f64)] = &[
-    ("holdout all", 0.88, 0.76),
+    ("holdout all", 0.88, 0.75),
     ("holdout question", 0.85, 0.70),
     ("holdout quoted", 0.97, 0.96),
     ("holdout not-quoted", 0.85, 0.68),
