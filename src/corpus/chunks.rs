@@ -22,6 +22,8 @@ use std::ops::Range;
 
 use pulldown_cmark::{BrokenLink, CowStr, Event, Parser};
 
+use super::fences::Fence;
+
 /// A body longer than four times this is parsed in parts of about this
 /// size: small enough that a part's parse tree and, for a table, its rows
 /// stay well below the rendered document.
@@ -111,8 +113,8 @@ enum Cut {
 /// What the lines so far leave open.
 #[derive(Default)]
 struct Scan {
-    /// An open code fence: its character and length.
-    fence: Option<(char, usize)>,
+    /// An open code fence.
+    fence: Option<Fence>,
     /// Inside an HTML comment.
     comment: bool,
     /// Inside a table at the margin: its header and delimiter row, as a
@@ -142,19 +144,14 @@ impl Scan {
 
     /// Takes `line` (starting at byte `at` of the body) into the state.
     fn take(&mut self, line: &str, previous: Option<&str>, at: usize) {
-        let trimmed = line.trim_start();
-        if let Some((c, len)) = self.fence {
-            let run = trimmed.chars().take_while(|&x| x == c).count();
-            if run >= len && trimmed[run * c.len_utf8()..].trim().is_empty() {
+        if let Some(fence) = self.fence {
+            if fence.closed_by(line) {
                 self.fence = None;
             }
             return;
         }
-        if let Some(c) = ['`', '~']
-            .into_iter()
-            .find(|&c| trimmed.starts_with([c, c, c]))
-        {
-            self.fence = Some((c, trimmed.chars().take_while(|&x| x == c).count()));
+        if let Some(fence) = Fence::opened_by(line) {
+            self.fence = Some(fence);
             self.table = None;
             return;
         }
@@ -191,7 +188,7 @@ fn is_delimiter_row(line: &str) -> bool {
 
 /// The kind of list item `line` starts at the margin: `-`, `*` or `+`, or
 /// `.` or `)` after digits.
-fn list_marker(line: &str) -> Option<char> {
+pub(crate) fn list_marker(line: &str) -> Option<char> {
     let digits = line.len() - line.trim_start_matches(|c: char| c.is_ascii_digit()).len();
     let rest = &line[digits..];
     let mut chars = rest.chars();
@@ -235,21 +232,17 @@ pub fn events<'a>(
 /// CommonMark.
 fn reference_definitions(body: &str) -> Definitions {
     let mut out = HashMap::new();
-    let mut fence: Option<(char, usize)> = None;
+    let mut fence: Option<Fence> = None;
     for line in body.lines() {
         let trimmed = line.trim_start();
-        if let Some((c, len)) = fence {
-            let run = trimmed.chars().take_while(|&x| x == c).count();
-            if run >= len && trimmed[run * c.len_utf8()..].trim().is_empty() {
+        if let Some(open) = fence {
+            if open.closed_by(line) {
                 fence = None;
             }
             continue;
         }
-        if let Some(c) = ['`', '~']
-            .into_iter()
-            .find(|&c| trimmed.starts_with([c, c, c]))
-        {
-            fence = Some((c, trimmed.chars().take_while(|&x| x == c).count()));
+        if let Some(open) = Fence::opened_by(line) {
+            fence = Some(open);
             continue;
         }
         if line.len() - trimmed.len() > 3 {

@@ -19,6 +19,7 @@
 //! HTML, read as lore reads HTML in any page.
 
 use super::ShortcodeLine;
+use super::fences::Fence;
 
 /// Whether `rel` names an MDX page.
 pub fn is_mdx(rel: &str) -> bool {
@@ -160,25 +161,18 @@ fn blank(out: &mut [u8], from: usize, to: usize) {
 /// included). Fences may be indented any amount, as inside a component.
 fn code_lines(text: &str, starts: &[usize]) -> Vec<bool> {
     let mut code = vec![false; starts.len() + 1];
-    let mut open: Option<(char, usize)> = None;
+    let mut open: Option<Fence> = None;
     for (i, line) in text.split('\n').enumerate() {
-        let t = line.trim();
-        let run = |c: char| t.chars().take_while(|&x| x == c).count();
         match open {
-            Some((c, n)) => {
+            Some(fence) => {
                 code[i] = true;
-                if run(c) >= n && t.chars().all(|x| x == c) {
+                if fence.closed_by(line) {
                     open = None;
                 }
             }
             None => {
-                for c in ['`', '~'] {
-                    let n = run(c);
-                    if n >= 3 && !(c == '`' && t[n..].contains('`')) {
-                        open = Some((c, n));
-                        code[i] = true;
-                    }
-                }
+                open = Fence::opened_by(line);
+                code[i] = open.is_some();
             }
         }
     }

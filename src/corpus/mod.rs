@@ -9,6 +9,7 @@ pub mod chunks;
 pub mod comments;
 mod document;
 mod drop;
+pub mod fences;
 pub mod links;
 mod lookup;
 pub mod mdx;

@@ -681,8 +681,8 @@ impl SearchIndex {
                 .collect();
             if let Some(closeness) = passage::Closeness::new(&words) {
                 self.weigh_closeness(searcher, &mut ranked, &closeness)?;
+                ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.3.cmp(&b.3)));
             }
-            ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.3.cmp(&b.3)));
         }
         // Each hit's lead is over the best other candidate, whatever the
         // limit: the first's over the second, the others' (negative) over

@@ -17,6 +17,9 @@ use std::ops::Range;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
+use crate::corpus::chunks::list_marker;
+use crate::corpus::fences::Fence;
+
 /// Neighbouring passages read together as one window.
 const WINDOW: usize = 2;
 
@@ -44,24 +47,22 @@ pub fn passages(text: &str) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     // The current passage's start, once it holds a line.
     let mut open: Option<usize> = None;
-    let mut fence: Option<(char, usize)> = None;
+    let mut fence: Option<Fence> = None;
     let mut at = 0;
     for line in text.split_inclusive('\n') {
         let (from, to) = (at, at + line.len());
         at = to;
         let trimmed = line.trim();
-        if let Some((c, run)) = fence {
-            if fence_marker(trimmed).is_some_and(|(d, r)| d == c && r >= run)
-                && trimmed.chars().all(|x| x == c)
-            {
+        if let Some(code) = fence {
+            if code.closed_by(trimmed) {
                 fence = None;
                 close(&mut open, &mut out, to);
             }
             continue;
         }
-        if let Some(marker) = fence_marker(trimmed) {
+        if let Some(code) = Fence::opened_by(trimmed) {
             close(&mut open, &mut out, from);
-            fence = Some(marker);
+            fence = Some(code);
             open = Some(from);
             continue;
         }
@@ -70,7 +71,7 @@ pub fn passages(text: &str) -> Vec<Range<usize>> {
             continue;
         }
         let row = trimmed.starts_with('|');
-        if row || is_list_item(trimmed) {
+        if row || list_marker(trimmed).is_some() {
             close(&mut open, &mut out, from);
         }
         open.get_or_insert(from);
@@ -87,30 +88,6 @@ fn close(open: &mut Option<usize>, out: &mut Vec<Range<usize>>, end: usize) {
     if let Some(start) = open.take() {
         out.push(start..end);
     }
-}
-
-/// The fence character and run length of a code block's fence line (three
-/// or more backticks or tildes).
-fn fence_marker(trimmed: &str) -> Option<(char, usize)> {
-    let first = trimmed.chars().next()?;
-    if first != '`' && first != '~' {
-        return None;
-    }
-    let run = trimmed.chars().take_while(|&c| c == first).count();
-    (run >= 3).then_some((first, run))
-}
-
-/// `- item`, `* item`, `+ item`, `1. item` or `1) item`.
-fn is_list_item(trimmed: &str) -> bool {
-    if let Some(rest) = trimmed
-        .strip_prefix('-')
-        .or_else(|| trimmed.strip_prefix('*'))
-        .or_else(|| trimmed.strip_prefix('+'))
-    {
-        return rest.starts_with(' ');
-    }
-    let digits = trimmed.bytes().take_while(u8::is_ascii_digit).count();
-    digits > 0 && (trimmed[digits..].starts_with(". ") || trimmed[digits..].starts_with(") "))
 }
 
 /// The query's word groups, ready to be found in any number of sections.
