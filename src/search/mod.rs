@@ -16,6 +16,7 @@ pub mod query;
 mod rare;
 pub mod schema;
 pub mod snippet;
+mod stored;
 pub mod subject;
 pub mod synthetic;
 pub mod tokenizer;
@@ -45,6 +46,7 @@ use crate::diagnostic::Diagnostic;
 use crate::sources::SourceSet;
 use query::{ParsedQuery, QueryTerm};
 use schema::{Fields, SEARCHED};
+use stored::StoredSections;
 use tokenizer::{LoreTokenizer, TOKENIZER_NAME};
 
 /// One section that matches a query.
@@ -483,7 +485,8 @@ impl SearchIndex {
                 }
             }
         }
-        let ranked = self.rerank(&searcher, found, parsed, &telling, unknown, limit)?;
+        let mut stored = StoredSections::new(&searcher);
+        let ranked = self.rerank(&mut stored, found, parsed, &telling, unknown, limit)?;
 
         // Snippet lines are chosen by the rarity-weighted terms they hold.
         let mut weights: HashMap<String, f32> = terms
@@ -500,8 +503,7 @@ impl SearchIndex {
         ranked
             .into_iter()
             .map(|(score, address, mut signals)| {
-                let doc: TantivyDocument = searcher.doc(address)?;
-                let mut hit = self.hit(&doc, score, &matcher);
+                let mut hit = self.hit(stored.get(address)?, score, &matcher);
                 signals.via_question = hit.question.is_some();
                 hit.confidence = confidence::probability(&signals);
                 hit.signals = signals;
@@ -525,13 +527,14 @@ impl SearchIndex {
     /// far less than scoring pairs over the whole index.
     fn rerank(
         &self,
-        searcher: &Searcher,
+        stored: &mut StoredSections,
         mut found: Vec<(f32, DocAddress)>,
         parsed: &ParsedQuery,
         telling: &[Known],
         unknown: f32,
         limit: usize,
     ) -> tantivy::Result<Vec<(f32, DocAddress, confidence::Signals)>> {
+        let searcher = stored.searcher();
         let mut pairs = Vec::new();
         for pair in &parsed.pairs {
             let mut idf = 0.0;
@@ -616,7 +619,7 @@ impl SearchIndex {
             };
             *score = (*score + bonus) * kind * coordination * unnamed;
         }
-        let asked = self.question_shares(searcher, &found, parsed)?;
+        let asked = self.question_shares(stored, &found, parsed)?;
         // Words the index lacks count as missing, and as rare.
         let reachable = total + unknown;
         let rare_reachable = rare_total + unknown;
@@ -680,7 +683,7 @@ impl SearchIndex {
                 })
                 .collect();
             if let Some(closeness) = passage::Closeness::new(&words) {
-                self.weigh_closeness(searcher, &mut ranked, &closeness)?;
+                self.weigh_closeness(stored, &mut ranked, &closeness)?;
                 ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.3.cmp(&b.3)));
             }
         }
@@ -706,13 +709,13 @@ impl SearchIndex {
     /// the lowest factor, so none of them passes a candidate that was read.
     fn weigh_closeness(
         &self,
-        searcher: &Searcher,
+        stored: &mut StoredSections,
         ranked: &mut [(f32, DocAddress, confidence::Signals, u64)],
         closeness: &passage::Closeness,
     ) -> tantivy::Result<()> {
         for (i, r) in ranked.iter_mut().enumerate() {
             let closeness = if i < PASSAGE_POOL {
-                let doc: TantivyDocument = searcher.doc(r.1)?;
+                let doc = stored.get(r.1)?;
                 let path = doc.get_first(self.fields.heading_path);
                 let path = path.and_then(|v| v.as_str()).unwrap_or_default();
                 let heading = path.rsplit(schema::HEADING_SEPARATOR).next().unwrap_or("");
@@ -791,10 +794,11 @@ impl SearchIndex {
     /// in it: torch's hints say "we" too.
     fn question_shares(
         &self,
-        searcher: &Searcher,
+        stored: &mut StoredSections,
         found: &[(f32, DocAddress)],
         parsed: &ParsedQuery,
     ) -> tantivy::Result<Vec<f32>> {
+        let searcher = stored.searcher();
         let mut shares = vec![0.0; found.len()];
         if !parsed.question || parsed.pasted {
             return Ok(shares);
@@ -815,7 +819,7 @@ impl SearchIndex {
         // Each word's rarity among the questions, looked up once.
         let mut rarities: HashMap<String, f32> = HashMap::new();
         for i in best_first {
-            let doc: TantivyDocument = searcher.doc(found[i].1)?;
+            let doc = stored.get(found[i].1)?;
             let mut best = 0.0f32;
             for question in doc
                 .get_all(self.fields.questions)
