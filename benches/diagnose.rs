@@ -12,16 +12,13 @@ use lore::diagnose;
 use lore::probe::ProbeOptions;
 use lore::search::SearchIndex;
 use lore::search::query;
-use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+use lore::sources::SourceSet;
 
 const MESSAGE: &str =
     "RuntimeError: CUDA error: no kernel image is available for execution on the device";
 
 fn bench(c: &mut Criterion) {
-    let corpus = Corpus::load(&SourceSet {
-        builtin: Some(&BUILTIN_KNOWLEDGE),
-        overlays: Vec::new(),
-    });
+    let corpus = Corpus::load(&SourceSet::builtin_knowledge());
     let (index, _) = SearchIndex::build_in_memory(&corpus).unwrap();
     let hits = index.query_parsed(&query::parse(MESSAGE), 10);
     c.bench_function("diagnose/causes-of-hits", |b| {

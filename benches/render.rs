@@ -12,14 +12,11 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use lore::config::ThemeName;
 use lore::corpus::Corpus;
 use lore::markdown::{Highlighter, RenderOptions, render};
-use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+use lore::sources::SourceSet;
 use lore::theme::Theme;
 
 fn benches(c: &mut Criterion) {
-    let corpus = Corpus::load(&SourceSet {
-        builtin: Some(&BUILTIN_KNOWLEDGE),
-        overlays: Vec::new(),
-    });
+    let corpus = Corpus::load(&SourceSet::builtin_knowledge());
     let largest = corpus
         .documents
         .iter()

@@ -13,13 +13,10 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, criterion_group, criterion_main};
 use lore::corpus::Corpus;
 use lore::search::{SearchIndex, synthetic};
-use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+use lore::sources::SourceSet;
 
 fn shipped() -> Corpus {
-    Corpus::load(&SourceSet {
-        builtin: Some(&BUILTIN_KNOWLEDGE),
-        overlays: Vec::new(),
-    })
+    Corpus::load(&SourceSet::builtin_knowledge())
 }
 
 /// `count` generated documents of about 4 KB, in memory.

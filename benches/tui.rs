@@ -23,7 +23,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use lore::config::ThemeName;
 use lore::corpus::Corpus;
 use lore::search::{SearchIndex, synthetic};
-use lore::sources::{BUILTIN_KNOWLEDGE, BUILTIN_TREES, SourceSet};
+use lore::sources::{BUILTIN_TREES, SourceSet};
 use lore::theme::Theme;
 use lore::tui::action::Action;
 use lore::tui::app::{App, AppInit, Effect};
@@ -36,10 +36,7 @@ const WIDTH: u16 = 120;
 const HEIGHT: u16 = 40;
 
 fn shipped() -> SourceSet {
-    SourceSet {
-        builtin: Some(&BUILTIN_KNOWLEDGE),
-        overlays: Vec::new(),
-    }
+    SourceSet::builtin_knowledge()
 }
 
 fn app(corpus: Arc<Corpus>, trees: Vec<lore::decide::DecisionTree>) -> App {

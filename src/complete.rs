@@ -246,7 +246,7 @@ fn answer_candidates(trees: &[DecisionTree], current: &str) -> Vec<CompletionCan
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sources::{BUILTIN_KNOWLEDGE, BUILTIN_TREES, SourceSet};
+    use crate::sources::{BUILTIN_TREES, SourceSet};
 
     fn values(candidates: &[CompletionCandidate]) -> Vec<String> {
         candidates
@@ -256,10 +256,7 @@ mod tests {
     }
 
     fn builtin() -> Corpus {
-        Corpus::load(&SourceSet {
-            builtin: Some(&BUILTIN_KNOWLEDGE),
-            overlays: Vec::new(),
-        })
+        Corpus::load(&SourceSet::builtin_knowledge())
     }
 
     #[test]

@@ -19,7 +19,7 @@ mod labels;
 use lore::corpus::Corpus;
 use lore::search::confidence::{self, FEATURES, INTERCEPT, THRESHOLD, WEIGHTS};
 use lore::search::{Hit, SearchIndex};
-use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+use lore::sources::SourceSet;
 use serde::Deserialize;
 
 /// The held-out AUC may not fall below this. Measured 2026-11-26: 0.765
@@ -76,10 +76,7 @@ struct Sample {
 
 /// Every query with at least one hit, searched on the shipped knowledge.
 fn samples() -> Vec<Sample> {
-    let corpus = Corpus::load(&SourceSet {
-        builtin: Some(&BUILTIN_KNOWLEDGE),
-        overlays: Vec::new(),
-    });
+    let corpus = Corpus::load(&SourceSet::builtin_knowledge());
     let (index, _) = SearchIndex::build_in_memory(&corpus).expect("index builds");
     let mut out = Vec::new();
     for case in labels::read_set::<Set>().query {

@@ -16,7 +16,7 @@ use lore::probe::ProbeOptions;
 use lore::search::SearchIndex;
 use lore::search::query;
 use lore::search::vocabulary::Vocabulary;
-use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+use lore::sources::SourceSet;
 
 fn manifest() -> toml::Table {
     let text = std::fs::read_to_string(common::fixture("diagnose/cases.toml")).expect("cases.toml");
@@ -83,10 +83,7 @@ struct Shipped {
 }
 
 fn shipped() -> Shipped {
-    let sources = SourceSet {
-        builtin: Some(&BUILTIN_KNOWLEDGE),
-        overlays: Vec::new(),
-    };
+    let sources = SourceSet::builtin_knowledge();
     let corpus = Corpus::load(&sources);
     let (index, _) = SearchIndex::build_in_memory(&corpus).expect("index");
     Shipped {

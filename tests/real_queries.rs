@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use lore::corpus::Corpus;
 use lore::search::SearchIndex;
 use lore::search::schema::{HEADING_SEPARATOR, is_sources_heading};
-use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+use lore::sources::SourceSet;
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -427,10 +427,7 @@ fn check_floors(tallies: &BTreeMap<String, Tally>, floors: &[(&str, f64, f64)]) 
 #[test]
 fn real_queries_land_on_the_answering_section() {
     let set: Set = labels::read_set();
-    let corpus = Corpus::load(&SourceSet {
-        builtin: Some(&BUILTIN_KNOWLEDGE),
-        overlays: Vec::new(),
-    });
+    let corpus = Corpus::load(&SourceSet::builtin_knowledge());
 
     // The labels must name real sections, and every case must say where it
     // came from and which half it belongs to.
@@ -612,10 +609,7 @@ const FRESH_AUC_FLOOR: f64 = 0.82;
 #[test]
 fn fresh_queries_land_on_the_answering_section() {
     let set: Set = labels::read_file("fresh_queries.toml");
-    let corpus = Corpus::load(&SourceSet {
-        builtin: Some(&BUILTIN_KNOWLEDGE),
-        overlays: Vec::new(),
-    });
+    let corpus = Corpus::load(&SourceSet::builtin_knowledge());
     check_form(&set, &corpus, &["fresh"]);
     check_quoted(&set);
     let (index, _) = SearchIndex::build_in_memory(&corpus).expect("index builds");

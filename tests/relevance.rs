@@ -6,7 +6,7 @@
 
 use lore::corpus::Corpus;
 use lore::search::SearchIndex;
-use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+use lore::sources::SourceSet;
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -30,10 +30,7 @@ fn expected_files_rank_in_the_top_three() {
             .expect("tests/relevance.toml");
     let set: Set = toml::from_str(&text).expect("relevance.toml parses");
     assert!(set.query.len() >= 30, "at least 30 queries");
-    let corpus = Corpus::load(&SourceSet {
-        builtin: Some(&BUILTIN_KNOWLEDGE),
-        overlays: Vec::new(),
-    });
+    let corpus = Corpus::load(&SourceSet::builtin_knowledge());
     for case in &set.query {
         for path in &case.expect {
             assert!(
@@ -111,10 +108,7 @@ const UNANSWERABLE: &[&str] = &[
 /// notice doing its job, so only weak hits in an answering file count.
 #[test]
 fn weak_answers_are_told_apart() {
-    let corpus = Corpus::load(&SourceSet {
-        builtin: Some(&BUILTIN_KNOWLEDGE),
-        overlays: Vec::new(),
-    });
+    let corpus = Corpus::load(&SourceSet::builtin_knowledge());
     let (index, _) = SearchIndex::build_in_memory(&corpus).expect("index builds");
     let text =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/relevance.toml"))

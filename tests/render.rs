@@ -10,7 +10,7 @@ use lore::corpus::{Corpus, Document, LinkTarget};
 use lore::markdown::{
     Highlighter, RenderCache, RenderOptions, Rendered, display_width, render, to_ansi,
 };
-use lore::sources::{BUILTIN_KNOWLEDGE, Origin, SourceFile, SourceSet};
+use lore::sources::{Origin, SourceFile, SourceSet};
 use lore::theme::Theme;
 use proptest::prelude::*;
 use ratatui::style::{Color, Modifier, Style};
@@ -591,10 +591,7 @@ fn windows_line_endings_do_not_show_as_carets() {
 
 #[test]
 fn every_shipped_document_renders_within_its_width() {
-    let corpus = Corpus::load(&SourceSet {
-        builtin: Some(&BUILTIN_KNOWLEDGE),
-        overlays: Vec::new(),
-    });
+    let corpus = Corpus::load(&SourceSet::builtin_knowledge());
     assert!(!corpus.is_empty());
     for doc in &corpus.documents {
         for width in [20u16, 80] {

@@ -18,10 +18,7 @@ fn overlay(dir: &Path) -> SourceSet {
 }
 
 fn builtin() -> SourceSet {
-    SourceSet {
-        builtin: Some(&BUILTIN_KNOWLEDGE),
-        overlays: Vec::new(),
-    }
+    SourceSet::builtin_knowledge()
 }
 
 fn write(dir: &Path, rel: &str, text: &str) -> PathBuf {

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use lore::corpus::Corpus;
 use lore::search::synthetic;
-use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+use lore::sources::SourceSet;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -16,10 +16,7 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let seed = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
-    let vocabulary = Corpus::load(&SourceSet {
-        builtin: Some(&BUILTIN_KNOWLEDGE),
-        overlays: Vec::new(),
-    });
+    let vocabulary = Corpus::load(&SourceSet::builtin_knowledge());
     match synthetic::write_corpus(&PathBuf::from(dir), &vocabulary, count, seed) {
         Ok(bytes) => {
             println!("{count} documents, {bytes} bytes in {dir}");

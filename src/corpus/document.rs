@@ -1059,11 +1059,8 @@ mod tests {
 
     #[test]
     fn reading_in_parts_finds_the_same_sections_links_and_code() {
-        use crate::sources::{BUILTIN_KNOWLEDGE, SourceSet};
-        let corpus = crate::corpus::Corpus::load(&SourceSet {
-            builtin: Some(&BUILTIN_KNOWLEDGE),
-            overlays: Vec::new(),
-        });
+        use crate::sources::SourceSet;
+        let corpus = crate::corpus::Corpus::load(&SourceSet::builtin_knowledge());
         let mut split = 0;
         for doc in &corpus.documents {
             let lines = LineIndex::new(&doc.text);

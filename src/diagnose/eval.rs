@@ -860,11 +860,8 @@ mod tests {
     /// The verdicts of the shipped `invalid device ordinal` causes (cuda/26)
     /// for the facts given, on the machine, in the order written.
     fn ordinal_verdicts(facts: &[(&'static str, &str, &str)]) -> Vec<Verdict> {
-        use crate::sources::{BUILTIN_KNOWLEDGE, SourceSet};
-        let corpus = crate::corpus::Corpus::load(&SourceSet {
-            builtin: Some(&BUILTIN_KNOWLEDGE),
-            overlays: Vec::new(),
-        });
+        use crate::sources::SourceSet;
+        let corpus = crate::corpus::Corpus::load(&SourceSet::builtin_knowledge());
         let doc = corpus
             .get("cuda/26-cuda-initialization-device-errors.md")
             .unwrap();

@@ -775,11 +775,8 @@ mod tests {
     /// parses to its end, and the ones with device code get CUDA's colours.
     #[test]
     fn shipped_cpp_and_cuda_blocks_read_as_cuda() {
-        use crate::sources::{BUILTIN_KNOWLEDGE, SourceSet};
-        let corpus = crate::corpus::Corpus::load(&SourceSet {
-            builtin: Some(&BUILTIN_KNOWLEDGE),
-            overlays: Vec::new(),
-        });
+        use crate::sources::SourceSet;
+        let corpus = crate::corpus::Corpus::load(&SourceSet::builtin_knowledge());
         let mut device_code = 0;
         for block in corpus
             .documents

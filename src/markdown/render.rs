@@ -1261,7 +1261,7 @@ fn alert(theme: &Theme, kind: BlockQuoteKind) -> (&'static str, Style) {
 mod tests {
     use super::*;
     use crate::corpus::Corpus;
-    use crate::sources::{BUILTIN_KNOWLEDGE, Origin, SourceFile, SourceSet};
+    use crate::sources::{Origin, SourceFile, SourceSet};
 
     fn options(theme: &Theme) -> RenderOptions<'_> {
         RenderOptions {
@@ -1291,10 +1291,7 @@ mod tests {
 
     #[test]
     fn parsing_in_parts_keeps_every_heading_link_code_block_and_line_of_prose() {
-        let corpus = Corpus::load(&SourceSet {
-            builtin: Some(&BUILTIN_KNOWLEDGE),
-            overlays: Vec::new(),
-        });
+        let corpus = Corpus::load(&SourceSet::builtin_knowledge());
         let theme = Theme::plain();
         let mut split = 0;
         for doc in &corpus.documents {

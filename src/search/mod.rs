@@ -1696,16 +1696,12 @@ fn build<'p>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sources::BUILTIN_KNOWLEDGE;
 
     /// Scoring the common words afterwards gives the candidates the scores
     /// the whole query gives them, in the same order.
     #[test]
     fn common_words_scored_later_score_as_in_the_query() {
-        let corpus = Corpus::load(&SourceSet {
-            builtin: Some(&BUILTIN_KNOWLEDGE),
-            overlays: Vec::new(),
-        });
+        let corpus = Corpus::load(&SourceSet::builtin_knowledge());
         let (index, _) = SearchIndex::build_in_memory(&corpus).unwrap();
         let searcher = index.reader.searcher();
         let no_filter = Vec::new();

@@ -58,16 +58,13 @@ mod tests {
     use crate::corpus::Corpus;
     use crate::search::SearchIndex;
     use crate::search::query;
-    use crate::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+    use crate::sources::SourceSet;
 
     /// A pasted `ImportError` traceback: `libcupti` is rare in the knowledge,
     /// `error`, `file` and `line` are everywhere.
     #[test]
     fn only_the_rare_words_of_a_pasted_log_are_marked() {
-        let corpus = Corpus::load(&SourceSet {
-            builtin: Some(&BUILTIN_KNOWLEDGE),
-            overlays: Vec::new(),
-        });
+        let corpus = Corpus::load(&SourceSet::builtin_knowledge());
         let (index, _) = SearchIndex::build_in_memory(&corpus).unwrap();
         let log = "Traceback (most recent call last):\n  File \"/app/train.py\", line 3, in <module>\n    import torch\nImportError: libcupti.so.12: cannot open shared object file: No such file or directory\n";
         let parsed = query::parse(log);

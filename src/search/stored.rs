@@ -44,15 +44,12 @@ mod tests {
     use super::*;
     use crate::corpus::Corpus;
     use crate::search::SearchIndex;
-    use crate::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+    use crate::sources::SourceSet;
     use tantivy::schema::Value;
 
     #[test]
     fn a_second_read_gives_the_same_section_as_the_index() {
-        let corpus = Corpus::load(&SourceSet {
-            builtin: Some(&BUILTIN_KNOWLEDGE),
-            overlays: Vec::new(),
-        });
+        let corpus = Corpus::load(&SourceSet::builtin_knowledge());
         let (index, _) = SearchIndex::build_in_memory(&corpus).expect("index builds");
         let searcher = index.reader.searcher();
         let mut stored = StoredSections::new(&searcher);

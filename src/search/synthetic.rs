@@ -247,14 +247,11 @@ pub fn write_corpus(dir: &Path, corpus: &Corpus, count: usize, seed: u64) -> io:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+    use crate::sources::SourceSet;
 
     #[test]
     fn the_same_seed_gives_the_same_documents() {
-        let corpus = Corpus::load(&SourceSet {
-            builtin: Some(&BUILTIN_KNOWLEDGE),
-            overlays: Vec::new(),
-        });
+        let corpus = Corpus::load(&SourceSet::builtin_knowledge());
         let a = Generator::new(&corpus, 7).document(4000);
         let b = Generator::new(&corpus, 7).document(4000);
         let c = Generator::new(&corpus, 8).document(4000);

@@ -121,6 +121,14 @@ pub fn validate_dir(path: &Path, flag: &'static str) -> Result<(), SourceError> 
 }
 
 impl SourceSet {
+    /// The built-in knowledge alone, with no overlay folder.
+    pub fn builtin_knowledge() -> SourceSet {
+        SourceSet {
+            builtin: Some(&BUILTIN_KNOWLEDGE),
+            overlays: Vec::new(),
+        }
+    }
+
     /// Checks that every overlay folder exists and can be listed. `flag` names the
     /// option the folders came from, for the error message.
     pub fn validate(&self, flag: &'static str) -> Result<(), SourceError> {

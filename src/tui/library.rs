@@ -222,13 +222,10 @@ fn group(corpus: &Corpus) -> Vec<Row> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sources::{BUILTIN_KNOWLEDGE, SourceSet};
+    use crate::sources::SourceSet;
 
     fn shipped() -> Corpus {
-        Corpus::load(&SourceSet {
-            builtin: Some(&BUILTIN_KNOWLEDGE),
-            overlays: Vec::new(),
-        })
+        Corpus::load(&SourceSet::builtin_knowledge())
     }
 
     #[test]

@@ -49,11 +49,8 @@ pub fn check_dir(dir: &std::path::Path) -> (i32, String) {
 /// The TUI's app on the shipped knowledge and trees, as `lore` would start it
 /// (no config, no saved walks, nowhere to save), for state and screen tests.
 pub fn shipped_app(theme: lore::theme::Theme, width: u16, height: u16) -> lore::tui::app::App {
-    use lore::sources::{BUILTIN_KNOWLEDGE, SourceSet};
-    let corpus = lore::corpus::Corpus::load(&SourceSet {
-        builtin: Some(&BUILTIN_KNOWLEDGE),
-        overlays: Vec::new(),
-    });
+    use lore::sources::SourceSet;
+    let corpus = lore::corpus::Corpus::load(&SourceSet::builtin_knowledge());
     app_on(corpus, theme, width, height)
 }
 
