@@ -777,3 +777,114 @@ fn each_out_of_memory_message_is_judged_on_its_own_numbers() {
         assert_eq!(stdout.matches("\nHOLDS ").count(), 1, "{cause}: {stdout}");
     }
 }
+
+/// Pattern: `docker build . 2>&1 | lore diagnose -` in the build context.
+/// BuildKit's plain output of a shell-form `RUN --mount=type=cache` that
+/// builds a CUDA extension in a `-runtime` image, the `RUN` split over
+/// continuation lines in the Dockerfile. The failure happened in the image,
+/// so the Dockerfile that holds the failed step is probed, not the machine
+/// lore runs on, and the runtime-flavour cause holds from its `FROM` line.
+const BUILDKIT_LOG: &str = "#0 building with \"default\" instance using docker driver\n\
+#9 [4/5] RUN --mount=type=cache,target=/root/.cache/pip     pip install xformers-ext --no-build-isolation\n\
+#9 1.622 Collecting xformers-ext\n\
+#9 4.907       OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.\n\
+#9 4.910   error: metadata-generation-failed\n\
+#9 ERROR: process \"/bin/sh -c pip install xformers-ext --no-build-isolation\" did not complete successfully: exit code: 1\n\
+------\n\
+Dockerfile:8\n\
+--------------------\n\
+ERROR: failed to solve: process \"/bin/sh -c pip install xformers-ext --no-build-isolation\" did not complete successfully: exit code: 1\n";
+
+const BUILD_CONTEXT_DOCKERFILE: &str = "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\n\
+RUN apt-get update && apt-get install -y python3-pip\n\
+RUN pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/cu124\n\
+\n\
+# the extension\n\
+RUN --mount=type=cache,target=/root/.cache/pip \\\n\
+    pip install xformers-ext \\\n\
+    --no-build-isolation\n";
+
+#[test]
+fn a_docker_build_log_is_judged_on_the_dockerfile_holding_its_failed_step() {
+    let home = common::home();
+    let context = tempfile::tempdir().unwrap();
+    std::fs::write(context.path().join("Dockerfile"), BUILD_CONTEXT_DOCKERFILE).unwrap();
+    let out = common::lore(&home)
+        .current_dir(context.path())
+        .args(["diagnose", "-"])
+        .write_stdin(BUILDKIT_LOG)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.starts_with("Probed the Dockerfile Dockerfile.\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("its failed step `pip install xformers-ext --no-build-isolation` is line 6 of Dockerfile"),
+        "{stdout}"
+    );
+    assert!(
+        first_holding(&stdout).is_some_and(|c| c.contains("runtime or base flavour")),
+        "{stdout}"
+    );
+    assert!(stdout.contains("evidence: Dockerfile:1"), "{stdout}");
+
+    // --json says what was probed, and why, in `notes`.
+    let out = common::lore(&home)
+        .current_dir(context.path())
+        .args(["diagnose", "--json", "-"])
+        .write_stdin(BUILDKIT_LOG)
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["probed"], "the Dockerfile Dockerfile");
+    assert!(
+        json["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("container build log")
+    );
+}
+
+/// The same log where no Dockerfile here holds its step (lore run from
+/// another folder, or the build used `-f other/Dockerfile`): nothing is
+/// probed, so no cause is claimed to hold or ruled out on the machine's
+/// files; the output says how to name the Dockerfile, and `--root /` still
+/// checks the machine when that is what the user wants.
+#[test]
+fn a_docker_build_log_without_its_dockerfile_here_probes_nothing() {
+    let home = common::home();
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::write(
+        elsewhere.path().join("Dockerfile"),
+        "FROM python:3.12\nRUN pip install numpy\n",
+    )
+    .unwrap();
+    let out = common::lore(&home)
+        .current_dir(elsewhere.path())
+        .args(["diagnose", "-"])
+        .write_stdin(BUILDKIT_LOG.replace('\n', "\r"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.starts_with("Probed nothing.\n"), "{stdout}");
+    assert!(stdout.contains("--dockerfile FILE"), "{stdout}");
+    assert!(
+        stdout.contains("Dockerfile here does not hold its failed step"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("HOLDS  "), "{stdout}");
+    assert!(!stdout.contains("RULED OUT"), "{stdout}");
+
+    let out = common::lore(&home)
+        .current_dir(elsewhere.path())
+        .args(["diagnose", "--root", "/", "-"])
+        .write_stdin(BUILDKIT_LOG)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.starts_with("Probed this machine.\n"), "{stdout}");
+}

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use lore::diagnose::{self, Verdict};
 use lore::probe::ProbeOptions;
 use lore::theme::Theme;
-use lore::tui::action::Action;
+use lore::tui::action::{Action, CausesChecked};
 use lore::tui::app::Effect;
 use lore::tui::keymap::{Key, Mode};
 
@@ -64,7 +64,13 @@ fn a_hit_with_causes_shows_them_and_ctrl_d_judges_them_as_the_cli_does() {
     let action = a.action_for_key(key).expect("ctrl-d is bound in search");
     assert_eq!(action, Action::Probe);
     a.update(action);
-    assert_eq!(a.take_effects(), vec![Effect::ProbeCauses(Vec::new())]);
+    assert_eq!(
+        a.take_effects(),
+        vec![Effect::ProbeCauses {
+            named: Vec::new(),
+            query: MESSAGE.into()
+        }]
+    );
     assert!(a.search.probing);
 
     // The worker answers with the facts of the root.
@@ -75,7 +81,9 @@ fn a_hit_with_causes_shows_them_and_ctrl_d_judges_them_as_the_cli_does() {
     };
     let (_, ctx) = diagnose::probe_context(&options).unwrap();
     let ctx = Arc::new(ctx);
-    a.update(Action::CausesProbed(Ok(Arc::clone(&ctx))));
+    a.update(Action::CausesProbed(Ok(CausesChecked::any(Arc::clone(
+        &ctx,
+    )))));
     assert!(!a.search.probing);
     let judged = a.search.causes.clone().unwrap();
     assert_eq!(judged.causes[0].0, Some(Verdict::Holds), "{judged:?}");
@@ -112,7 +120,7 @@ fn ctrl_d_judges_a_pasted_warning_on_the_capabilities_it_states() {
         dockerfile: None,
     };
     let (_, ctx) = diagnose::probe_context(&options).unwrap();
-    a.update(Action::CausesProbed(Ok(Arc::new(ctx))));
+    a.update(Action::CausesProbed(Ok(CausesChecked::any(Arc::new(ctx)))));
     let judged = a.search.causes.clone().expect("the first hit lists causes");
     assert_eq!(judged.causes[0].0, Some(Verdict::Holds), "{judged:?}");
     assert!(
@@ -163,7 +171,7 @@ fn ctrl_d_on_a_traceback_probes_the_environment_its_paths_name() {
     let named = effects
         .iter()
         .find_map(|e| match e {
-            Effect::ProbeCauses(named) => Some(named.clone()),
+            Effect::ProbeCauses { named, .. } => Some(named.clone()),
             _ => None,
         })
         .expect("the probe is asked for");
@@ -193,7 +201,7 @@ fn ctrl_d_on_a_traceback_probes_the_environment_its_paths_name() {
         dockerfile: None,
     };
     let (_, ctx) = diagnose::probe_context_with_named_envs(&options, &named).unwrap();
-    a.update(Action::CausesProbed(Ok(Arc::new(ctx))));
+    a.update(Action::CausesProbed(Ok(CausesChecked::any(Arc::new(ctx)))));
     let status = a
         .status
         .as_ref()
@@ -201,6 +209,97 @@ fn ctrl_d_on_a_traceback_probes_the_environment_its_paths_name() {
         .unwrap_or_default();
     assert!(
         status.contains("also probed") && status.contains("data/envs/build"),
+        "{status}"
+    );
+}
+
+/// Pattern: a `docker build` log pasted into the search after the machine
+/// was probed for an earlier message. The machine's facts do not judge it
+/// (the failure happened in the image), and `Ctrl-d` checks it against the
+/// Dockerfile in lore's folder that holds its failed step, as `lore
+/// diagnose` does.
+#[test]
+fn ctrl_d_on_a_docker_build_log_checks_its_dockerfile_not_the_machine() {
+    use lore::diagnose::build_log::Scope;
+    let mut a = common::shipped_app(Theme::plain(), 120, 40);
+    let index = common::ready_index(&mut a);
+    a.update(Action::Search);
+    a.update(Action::Paste(MESSAGE.into()));
+    let _ = common::pump(&mut a, &index);
+    // The machine's facts, for that message (what the worker sends for a
+    // query that is not a build log).
+    let root = cu130_on_r550();
+    let options = ProbeOptions {
+        root: Some(root.path().to_path_buf()),
+        dockerfile: None,
+    };
+    let (_, machine) = diagnose::probe_context(&options).unwrap();
+    a.update(Action::CausesProbed(Ok(CausesChecked {
+        ctx: Arc::new(machine),
+        scope: Scope::NotBuildLog,
+        brief: None,
+    })));
+    assert!(
+        a.search
+            .causes
+            .as_ref()
+            .unwrap()
+            .causes
+            .iter()
+            .any(|(v, _)| v.is_some())
+    );
+
+    let log = "#8 [3/3] RUN pip install flash-attn --no-build-isolation\n\
+               #8 3.910       OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.\n\
+               #8 ERROR: process \"/bin/sh -c pip install flash-attn --no-build-isolation\" did not complete successfully: exit code: 1\n\
+               ERROR: failed to solve: process \"/bin/sh -c pip install flash-attn --no-build-isolation\" did not complete successfully: exit code: 1\n";
+    a.update(Action::Search);
+    a.update(Action::ClearInput);
+    a.update(Action::Paste(log.into()));
+    let _ = common::pump(&mut a, &index);
+    let causes = a.search.causes.clone().expect("the first hit lists causes");
+    assert!(
+        causes.causes.iter().all(|(v, _)| v.is_none()),
+        "the machine's facts judged a build log: {causes:?}"
+    );
+
+    a.update(Action::Probe);
+    let query = a
+        .take_effects()
+        .into_iter()
+        .find_map(|e| match e {
+            Effect::ProbeCauses { query, .. } => Some(query),
+            _ => None,
+        })
+        .expect("the probe is asked for");
+    let context = tempfile::tempdir().unwrap();
+    std::fs::write(
+        context.path().join("Dockerfile"),
+        "FROM nvidia/cuda:12.6.3-base-ubuntu24.04\nRUN apt-get update && apt-get install -y python3-pip\nRUN pip install flash-attn --no-build-isolation\n",
+    )
+    .unwrap();
+    let checked = lore::tui::probe_worker::check_causes(
+        &ProbeOptions::default(),
+        Vec::new(),
+        &query,
+        context.path(),
+    )
+    .unwrap();
+    a.update(Action::CausesProbed(Ok(checked)));
+    let judged = a.search.causes.clone().unwrap();
+    let flavour = judged
+        .causes
+        .iter()
+        .find(|(_, t)| t.contains("runtime or base flavour"))
+        .expect("the cause is listed");
+    assert_eq!(flavour.0, Some(Verdict::Holds), "{judged:?}");
+    let status = a
+        .status
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default();
+    assert!(
+        status.contains("a build log: checked against") && status.contains("Dockerfile:3"),
         "{status}"
     );
 }

@@ -12,7 +12,8 @@ use serde::Serialize;
 use crate::cli::DiagnoseArgs;
 use crate::config::Settings;
 use crate::corpus::Document;
-use crate::diagnose::{self, Diagnosis, Judged, SectionCauses, Verdict};
+use crate::diagnose::build_log::{self, Place};
+use crate::diagnose::{self, Context, Diagnosis, Judged, SectionCauses, Verdict};
 use crate::probe::ProbeOptions;
 use crate::text::{inline, sanitize};
 
@@ -80,13 +81,33 @@ pub fn run(settings: &Settings, args: &DiagnoseArgs, options: &ProbeOptions) -> 
         }
         return Ok(EXIT_PROBLEMS);
     }
-    let in_message = diagnose::message::python_envs(&text);
-    let (findings, ctx) = match diagnose::probe_context_with_named_envs(options, &in_message) {
-        Ok(found) => found,
-        Err(err) => {
-            say!("lore: error: {}", sanitize(&err.to_string()));
-            return Ok(EXIT_USAGE);
+    // A container build log failed inside its image: its Dockerfile here,
+    // or nothing, is probed rather than this machine.
+    let place = build_log::place(&text, options, std::path::Path::new(""));
+    let probing = place.options(options);
+    let (notes, ctx) = match &probing {
+        Some(probing) => {
+            // The Python environments a traceback's paths name are this
+            // machine's only when the machine is what is probed.
+            let in_message = match place {
+                Place::Dockerfile { .. } => Vec::new(),
+                _ => diagnose::message::python_envs(&text),
+            };
+            match diagnose::probe_context_with_named_envs(probing, &in_message) {
+                Ok((findings, ctx)) => {
+                    (findings.notes.iter().map(|n| n.to_string()).collect(), ctx)
+                }
+                Err(err) => {
+                    say!("lore: error: {}", sanitize(&err.to_string()));
+                    return Ok(EXIT_USAGE);
+                }
+            }
         }
+        None => (Vec::new(), Context::empty()),
+    };
+    let probed = match &probing {
+        Some(probing) => probing.describe(),
+        None => "nothing".to_string(),
     };
     let named = ctx.named_envs().to_vec();
     let stated = diagnose::message::facts(&text);
@@ -105,18 +126,18 @@ pub fn run(settings: &Settings, args: &DiagnoseArgs, options: &ProbeOptions) -> 
             },
         )
         .collect();
-    let notes: Vec<String> = findings
-        .notes
-        .iter()
-        .map(|n| sanitize(&n.to_string()))
-        .collect();
+    let mut notes: Vec<String> = notes.iter().map(|n| sanitize(n)).collect();
+    let place_note = place.note().map(|n| sanitize(&n));
+    if let Some(note) = &place_note {
+        notes.insert(0, note.clone());
+    }
     let holds = diagnosis.first_holding().is_some();
     let mut out = stdout();
     if args.json {
         super::write_json(
             &mut out,
             &DiagnoseJson {
-                probed: options.describe(),
+                probed,
                 sections: &diagnosis.sections,
                 causes: diagnosis.causes.clone(),
                 holds,
@@ -127,13 +148,14 @@ pub fn run(settings: &Settings, args: &DiagnoseArgs, options: &ProbeOptions) -> 
             },
         )?;
     } else {
-        for note in &notes {
+        for note in notes.iter().skip(usize::from(place_note.is_some())) {
             say!("lore: warning: {note}");
         }
         write_text(
             &mut out,
             &diagnosis,
-            options,
+            &probed,
+            place_note.as_deref(),
             &stated,
             &named,
             settings.color,
@@ -146,7 +168,8 @@ pub fn run(settings: &Settings, args: &DiagnoseArgs, options: &ProbeOptions) -> 
 fn write_text(
     out: &mut impl Write,
     diagnosis: &Diagnosis,
-    options: &ProbeOptions,
+    probed: &str,
+    place_note: Option<&str>,
     stated: &[String],
     named: &[String],
     color: bool,
@@ -158,7 +181,16 @@ fn write_text(
             s.to_string()
         }
     };
-    writeln!(out, "Probed {}.", sanitize(&options.describe()))?;
+    writeln!(out, "Probed {}.", sanitize(probed))?;
+    if let Some(note) = place_note {
+        // `the message is …` as a sentence of its own.
+        let mut chars = note.chars();
+        let first: String = chars
+            .next()
+            .map(|c| c.to_uppercase().collect())
+            .unwrap_or_default();
+        writeln!(out, "{first}{}.", chars.as_str())?;
+    }
     if !stated.is_empty() {
         // Values read from the message's own words: digits and dots only.
         writeln!(out, "The message states: {}.", stated.join(", "))?;

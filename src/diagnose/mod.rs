@@ -7,6 +7,7 @@
 //! The CLI and the TUI both call `section_causes` and `diagnose`, so they
 //! cannot disagree. This layer prints nothing and knows nothing of either.
 
+pub mod build_log;
 pub mod eval;
 pub mod message;
 

@@ -1144,6 +1144,35 @@ pub fn parse_dockerfile(path: &str, bytes: &[u8]) -> (Dockerfile, Vec<Note>) {
     (file, notes)
 }
 
+/// Each `RUN`'s command as the builder runs it, with the line it starts on:
+/// continuation lines joined, its flags (`--mount=…`, `--network=…`) left
+/// out, an exec form's words joined by spaces (`["python3", "x.py"]` →
+/// `python3 x.py`, as BuildKit prints it in `process "…"`). `lore
+/// diagnose` finds a build log's failed step by it.
+pub fn run_commands(bytes: &[u8]) -> Vec<(usize, String)> {
+    let usable = bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes);
+    let text = String::from_utf8_lossy(usable);
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.truncate(MAX_LINES);
+    instructions(&lines)
+        .into_iter()
+        .filter(|ins| ins.keyword == "RUN")
+        .map(|ins| {
+            let text = ins.text();
+            let mut body = text.trim();
+            while body.starts_with("--") {
+                let end = body.find(char::is_whitespace).unwrap_or(body.len());
+                body = body[end..].trim_start();
+            }
+            let command = match serde_json::from_str::<Vec<String>>(body) {
+                Ok(argv) if body.starts_with('[') => argv.join(" "),
+                _ => body.to_string(),
+            };
+            (ins.line, command)
+        })
+        .collect()
+}
+
 /// Groups physical lines into instructions.
 fn instructions(lines: &[&str]) -> Vec<Instruction> {
     let mut escape = '\\';

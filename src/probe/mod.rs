@@ -33,7 +33,7 @@ pub use diag_facts::{
 pub use dockerfile::{
     Base, Branch, BranchKind, Build, BuildKind, CopyFrom, Dockerfile, EnvSetting, Fetch, Flavor,
     Install, InstallTool, NEED_TORCH, Stage, TorchRoute, Via, classify, parse_dockerfile,
-    read_piped,
+    read as read_dockerfile, read_piped, run_commands,
 };
 pub use envs::{NamedEnv, PythonEnv, PythonOnPath};
 pub use names::{

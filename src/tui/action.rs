@@ -104,7 +104,7 @@ pub enum Action {
     /// The probe worker's findings, or why it could not probe.
     Probed(Result<Arc<crate::probe::Findings>, String>),
     /// The probes ran for the search screen's causes (`Effect::ProbeCauses`).
-    CausesProbed(Result<Arc<crate::diagnose::Context>, String>),
+    CausesProbed(Result<CausesChecked, String>),
     /// The highlighter worker has coloured every code block of the document
     /// with this path (see `Effect::Highlight`): render it again.
     Highlighted(String),
@@ -190,4 +190,28 @@ impl Action {
 
 fn same_kind(a: &Action, b: &Action) -> bool {
     std::mem::discriminant(a) == std::mem::discriminant(b)
+}
+
+/// The facts one probe run for the search screen's causes found, and which
+/// queries they may judge (`lore diagnose`'s `build_log::Place`): a `docker
+/// build` log is judged on its Dockerfile, or on nothing, never on the
+/// machine's facts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CausesChecked {
+    pub ctx: Arc<crate::diagnose::Context>,
+    pub scope: crate::diagnose::build_log::Scope,
+    /// Where the facts come from when that is not what lore was started
+    /// with, for the status line (`a build log: checked against …`).
+    pub brief: Option<String>,
+}
+
+impl CausesChecked {
+    /// Facts of what lore was told to probe, for any query.
+    pub fn any(ctx: Arc<crate::diagnose::Context>) -> CausesChecked {
+        CausesChecked {
+            ctx,
+            scope: crate::diagnose::build_log::Scope::Any,
+            brief: None,
+        }
+    }
 }

@@ -59,7 +59,11 @@ pub enum Effect {
     /// Run the probes for the search screen's causes, with the Python
     /// environments the query's paths name; they answer with
     /// `Action::CausesProbed`.
-    ProbeCauses(Vec<crate::probe::NamedEnv>),
+    ProbeCauses {
+        named: Vec<crate::probe::NamedEnv>,
+        /// The query the causes are for: a build log is probed elsewhere.
+        query: String,
+    },
     /// Ask the highlighter worker to colour the code blocks a render left
     /// plain; it answers with `Action::Highlighted`.
     Highlight(Arc<crate::corpus::Document>),
@@ -87,7 +91,10 @@ impl PartialEq for Effect {
                 },
             ) => a == b && x == y,
             (Effect::Probe, Effect::Probe) => true,
-            (Effect::ProbeCauses(a), Effect::ProbeCauses(b)) => a == b,
+            (
+                Effect::ProbeCauses { named: a, query: x },
+                Effect::ProbeCauses { named: b, query: y },
+            ) => a == b && x == y,
             (Effect::Highlight(a), Effect::Highlight(b)) => a.path == b.path,
             (Effect::SaveHistory(a), Effect::SaveHistory(b)) => a == b,
             _ => false,

@@ -7,10 +7,11 @@ use std::sync::mpsc::Sender;
 use std::thread;
 
 use crate::diagnose;
+use crate::diagnose::build_log::{self, Place};
 use crate::probe::{self, ProbeOptions};
 
 use super::Event;
-use super::action::Action;
+use super::action::{Action, CausesChecked};
 
 /// Starts one probe run; its answer arrives as `Action::Probed`.
 pub fn spawn(options: ProbeOptions, events: Sender<Event>) {
@@ -29,27 +30,64 @@ pub fn spawn(options: ProbeOptions, events: Sender<Event>) {
     }
 }
 
-/// Starts one probe run for the search screen's causes, with the Python
-/// environments the query names; its answer arrives as
-/// `Action::CausesProbed`, the facts ready to judge causes against.
-pub fn spawn_causes(options: ProbeOptions, named: Vec<probe::NamedEnv>, events: Sender<Event>) {
+/// Starts one probe run for the search screen's causes of `query`, with the
+/// Python environments it names; its answer arrives as
+/// `Action::CausesProbed`, the facts ready to judge causes against. A
+/// `docker build` log is probed where `lore diagnose` would: the
+/// Dockerfile in `dir` that holds its failed step, or nothing.
+pub fn spawn_causes(
+    options: ProbeOptions,
+    named: Vec<probe::NamedEnv>,
+    query: String,
+    dir: std::path::PathBuf,
+    events: Sender<Event>,
+) {
     let fallback = events.clone();
     let spawned = thread::Builder::new()
         .name("probe-causes".into())
         .spawn(move || {
-            let started = std::time::Instant::now();
-            let result = diagnose::probe_context_with_named_envs(&options, &named)
-                .map(|(_, ctx)| Arc::new(ctx))
-                .map_err(|err| err.to_string());
-            log::info!(
-                "probed {} for causes in {:?}",
-                options.describe(),
-                started.elapsed()
-            );
+            let result = check_causes(&options, named, &query, &dir);
             let _ = events.send(Event::Action(Action::CausesProbed(result)));
         });
     if let Err(err) = spawned {
         let message = format!("cannot start the probe thread: {err}");
         let _ = fallback.send(Event::Action(Action::CausesProbed(Err(message))));
     }
+}
+
+/// What the causes worker does on its thread: the probes of the place
+/// `query` is judged in (see `spawn_causes`).
+pub fn check_causes(
+    options: &ProbeOptions,
+    named: Vec<probe::NamedEnv>,
+    query: &str,
+    dir: &std::path::Path,
+) -> Result<CausesChecked, String> {
+    let started = std::time::Instant::now();
+    let place = build_log::place(query, options, dir);
+    let ctx = match place.options(options) {
+        Some(probing) => {
+            // A traceback's environments are the machine's only when the
+            // machine is what is probed.
+            let named = match place {
+                Place::Dockerfile { .. } => Vec::new(),
+                _ => named,
+            };
+            let result = diagnose::probe_context_with_named_envs(&probing, &named)
+                .map(|(_, ctx)| Arc::new(ctx))
+                .map_err(|err| err.to_string());
+            log::info!(
+                "probed {} for causes in {:?}",
+                probing.describe(),
+                started.elapsed()
+            );
+            result?
+        }
+        None => Arc::new(diagnose::Context::empty()),
+    };
+    Ok(CausesChecked {
+        ctx,
+        scope: place.scope(),
+        brief: place.brief(),
+    })
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::diagnose::{self, Context, Verdict};
 use crate::search::Hit;
 
-use super::action::Action;
+use super::action::{Action, CausesChecked};
 use super::app::{App, Effect, Level, Screen};
 use super::layout;
 use super::reader::{At, Via};
@@ -67,8 +67,9 @@ pub struct Search {
     pub recalled: Option<(usize, String)>,
     /// The selected hit's causes, judged against `checked` if it is there.
     pub causes: Option<HitCauses>,
-    /// The facts of the last probe run for causes.
-    pub checked: Option<Arc<Context>>,
+    /// The facts of the last probe run for causes, and the queries they
+    /// may judge.
+    pub checked: Option<CausesChecked>,
     /// `checked` with the facts the query answered states (`answered`,
     /// then the context), made once per probe run and query, not on every
     /// move of the selection.
@@ -170,7 +171,11 @@ impl App {
     /// The probed facts with those the answered query states, as `lore
     /// diagnose` judges them; `None` before the probes have run.
     fn judging_context(&mut self) -> Option<Arc<Context>> {
-        let probed = Arc::clone(self.search.checked.as_ref()?);
+        let checked = self.search.checked.as_ref()?;
+        if !checked.scope.applies(&self.search.answered) {
+            return None;
+        }
+        let probed = Arc::clone(&checked.ctx);
         let search = &mut self.search;
         match &search.judging {
             Some((query, _)) if *query == search.answered => {}
@@ -185,11 +190,12 @@ impl App {
 
     /// The probes answered for causes: keep the facts, judge the causes on
     /// screen.
-    pub(super) fn causes_probed(&mut self, result: Result<Arc<Context>, String>) {
+    pub(super) fn causes_probed(&mut self, result: Result<CausesChecked, String>) {
         self.search.probing = false;
         match result {
-            Ok(ctx) => {
-                self.search.checked = Some(ctx);
+            Ok(checked) => {
+                let brief = checked.brief.clone();
+                self.search.checked = Some(checked);
                 self.search.judging = None;
                 self.refresh_causes();
                 let text = match &self.search.causes {
@@ -201,9 +207,10 @@ impl App {
                             .count();
                         let mut text =
                             format!("checked {} causes: {holds} hold here", c.causes.len());
-                        if let Some(ctx) = &self.search.checked
-                            && !ctx.named_envs().is_empty()
+                        if let Some(checked) = &self.search.checked
+                            && !checked.ctx.named_envs().is_empty()
                         {
+                            let ctx = &checked.ctx;
                             // Paths in the paste led the probes there too.
                             let named = ctx.named_envs().join(", ");
                             text.push_str(&format!(" (also probed {named}, named by the paste)"));
@@ -211,6 +218,10 @@ impl App {
                         text
                     }
                     None => "probed; this hit lists no causes to check".to_string(),
+                };
+                let text = match brief {
+                    Some(brief) => format!("{text} ({brief})"),
+                    None => text,
                 };
                 self.set_status(Level::Ok, text);
             }
@@ -331,7 +342,8 @@ impl App {
                 if !self.search.probing {
                     self.search.probing = true;
                     let named = diagnose::message::python_envs(&self.search.answered);
-                    self.effects_push(Effect::ProbeCauses(named));
+                    let query = self.search.answered.clone();
+                    self.effects_push(Effect::ProbeCauses { named, query });
                 }
                 self.set_status(Level::Info, "probing to check the causes…");
             }

@@ -244,10 +244,17 @@ fn draw_causes(frame: &mut Frame<'_>, app: &App, area: Rect) {
             &crate::tui::action::Action::Probe,
         )
         .map_or_else(|| "the probe key".to_string(), |k| k.to_string());
-    let title = match (&app.search.checked, app.search.probing) {
+    // Facts probed for another kind of query (the machine's, for a
+    // `docker build` log) do not judge this one.
+    let checked = app
+        .search
+        .checked
+        .as_ref()
+        .is_some_and(|c| c.scope.applies(&app.search.answered));
+    let title = match (checked, app.search.probing) {
         (_, true) => " causes listed here: probing…".to_string(),
-        (Some(_), false) => format!(" causes listed here, checked ({key}: again):"),
-        (None, false) => format!(" causes listed here ({key}: check them against the probes):"),
+        (true, false) => format!(" causes listed here, checked ({key}: again):"),
+        (false, false) => format!(" causes listed here ({key}: check them against the probes):"),
     };
     let mut lines = vec![Line::from(Span::styled(fit(&title, width), chrome.heading))];
     let rows = area.height as usize - 1;
