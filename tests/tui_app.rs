@@ -584,10 +584,9 @@ fn a_pasted_build_log_of_any_size_is_triaged_and_its_lines_shown() {
     assert!(a.search.searched[0].contains("Conflicting values set for option Signed-By"));
     assert!(!a.search.hits.is_empty());
     let shown = screen(&a);
-    assert!(
-        shown.contains("searched: #7 9.913 E: Conflicting values"),
-        "{shown}"
-    );
+    // Shown as apt printed it, without BuildKit's `#7 9.913 `.
+    assert!(shown.contains("searched: E: Conflicting values"), "{shown}");
+    assert!(!shown.contains("searched: #7"), "{shown}");
     assert!(shown.contains("cut to its last 1 MB"), "{shown}");
 }
 
@@ -611,7 +610,7 @@ fn a_log_pasted_with_carriage_returns_is_triaged_by_line() {
     assert_eq!(a.search.searched.len(), 2, "{:?}", a.search.searched);
     assert!(a.search.searched[0].contains("Unsupported gpu architecture"));
     let shown = screen(&a);
-    assert!(shown.contains("searched: #8 5.713 nvcc fatal"), "{shown}");
+    assert!(shown.contains("searched: nvcc fatal"), "{shown}");
 }
 
 #[test]

@@ -136,9 +136,11 @@ pub(super) fn find(
     Ok(Ok((parsed, hits)))
 }
 
-/// A log line as shown on stderr: no control characters, cut to a width.
+/// A searched log line as shown on stderr: what the program printed,
+/// without the build tool's step and progress markers (`#8 6.560 `, `Step
+/// 3/12 : `, `[ 45%] `), no control characters, cut to a width.
 fn shown_line(line: &str) -> String {
-    let line = sanitize(line);
+    let line = sanitize(&crate::search::query::strip_markers(line));
     match line.char_indices().nth(SHOWN_LINE_CHARS) {
         Some((at, _)) => format!("{}…", &line[..at]),
         None => line,
@@ -417,6 +419,25 @@ mod tests {
         assert_eq!(
             printed(&hit, false, Some(80)),
             "cuda/20-cupti-deep-dive-arr-coc.md:258  A › B\n    short libcupti line\n"
+        );
+    }
+
+    /// A line of a `docker build` log shows what the program printed on
+    /// the terminal's `searched:` line, not BuildKit's step prefix; colour
+    /// codes a saved log carries never reach the terminal.
+    #[test]
+    fn a_searched_line_is_shown_without_build_step_markers() {
+        assert_eq!(
+            shown_line("#8 5.713 nvcc fatal   : Unsupported gpu architecture 'compute_35'"),
+            "nvcc fatal   : Unsupported gpu architecture 'compute_35'"
+        );
+        assert_eq!(
+            shown_line("Step 4/9 : RUN apt-get update"),
+            "RUN apt-get update"
+        );
+        assert_eq!(
+            shown_line("\u{1b}[31mERROR:\u{1b}[0m failed to solve"),
+            "ERROR: failed to solve"
         );
     }
 }

@@ -70,7 +70,11 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, body: Rect) {
             lines.push(Line::from(vec![
                 Span::styled(" searched: ", chrome.dim),
                 Span::styled(
-                    fit(&sanitize(&search.searched[i]), width.saturating_sub(12)),
+                    // What the program printed, without `#8 6.560 `.
+                    fit(
+                        &sanitize(&crate::search::query::strip_markers(&search.searched[i])),
+                        width.saturating_sub(12),
+                    ),
                     style,
                 ),
             ]));
