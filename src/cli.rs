@@ -119,7 +119,10 @@ pub struct ProbeArgs {
                   and checks each cause against this machine, an image (--root DIR) or a Dockerfile \
                   (--dockerfile FILE), reading files only, and against what the message itself states \
                   (torch's capability warnings, the architecture nvcc refuses), with the message as \
-                  evidence. Causes are printed as they hold here, are unknown, or are ruled out, each with its evidence; the fix of the first that holds \
+                  evidence. A container build log (`docker build . 2>&1 | lore diagnose -`) failed inside its \
+                  image, so without --root or --dockerfile it is checked against the Dockerfile in the current \
+                  folder whose RUN is the failed step, or against nothing, never against this machine. \
+                  Causes are printed as they hold here, are unknown, or are ruled out, each with its evidence; the fix of the first that holds \
                   comes first. Exit 0 when a cause holds, 1 when none does or no section lists causes."
 )]
 pub struct DiagnoseArgs {
