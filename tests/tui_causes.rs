@@ -38,6 +38,14 @@ fn cu130_on_r550() -> tempfile::TempDir {
     dir
 }
 
+/// The status bar's text.
+fn status_line(a: &lore::tui::app::App) -> String {
+    a.status
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default()
+}
+
 #[test]
 fn a_hit_with_causes_shows_them_and_ctrl_d_judges_them_as_the_cli_does() {
     let mut a = common::shipped_app(Theme::plain(), 120, 40);
@@ -202,11 +210,7 @@ fn ctrl_d_on_a_traceback_probes_the_environment_its_paths_name() {
     };
     let (_, ctx) = diagnose::probe_context_with_named_envs(&options, &named).unwrap();
     a.update(Action::CausesProbed(Ok(CausesChecked::any(Arc::new(ctx)))));
-    let status = a
-        .status
-        .as_ref()
-        .map(|s| s.text.clone())
-        .unwrap_or_default();
+    let status = status_line(&a);
     assert!(
         status.contains("also probed") && status.contains("data/envs/build"),
         "{status}"
@@ -293,11 +297,7 @@ fn ctrl_d_on_a_docker_build_log_checks_its_dockerfile_not_the_machine() {
         .find(|(_, t)| t.contains("runtime or base flavour"))
         .expect("the cause is listed");
     assert_eq!(flavour.0, Some(Verdict::Holds), "{judged:?}");
-    let status = a
-        .status
-        .as_ref()
-        .map(|s| s.text.clone())
-        .unwrap_or_default();
+    let status = status_line(&a);
     assert!(
         status.contains("a build log: checked against") && status.contains("Dockerfile:3"),
         "{status}"
