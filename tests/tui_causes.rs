@@ -38,6 +38,17 @@ fn cu130_on_r550() -> tempfile::TempDir {
     dir
 }
 
+/// The query the probe key asked the causes worker to probe for.
+fn probe_asked(a: &mut lore::tui::app::App) -> String {
+    a.take_effects()
+        .into_iter()
+        .find_map(|e| match e {
+            Effect::ProbeCauses { query } => Some(query),
+            _ => None,
+        })
+        .expect("the probe is asked for")
+}
+
 /// The status bar's text.
 fn status_line(a: &lore::tui::app::App) -> String {
     a.status
@@ -75,7 +86,6 @@ fn a_hit_with_causes_shows_them_and_ctrl_d_judges_them_as_the_cli_does() {
     assert_eq!(
         a.take_effects(),
         vec![Effect::ProbeCauses {
-            named: Vec::new(),
             query: MESSAGE.into()
         }]
     );
@@ -175,14 +185,8 @@ fn ctrl_d_on_a_traceback_probes_the_environment_its_paths_name() {
     ));
     let _ = common::pump(&mut a, &index);
     a.update(Action::Probe);
-    let effects = a.take_effects();
-    let named = effects
-        .iter()
-        .find_map(|e| match e {
-            Effect::ProbeCauses { named, .. } => Some(named.clone()),
-            _ => None,
-        })
-        .expect("the probe is asked for");
+    let query = probe_asked(&mut a);
+    let named = diagnose::message::python_envs(&query);
     assert_eq!(named.len(), 1, "{named:?}");
     assert_eq!(named[0].prefix, "/data/envs/build");
 
@@ -208,8 +212,9 @@ fn ctrl_d_on_a_traceback_probes_the_environment_its_paths_name() {
         root: Some(root.path().to_path_buf()),
         dockerfile: None,
     };
-    let (_, ctx) = diagnose::probe_context_with_named_envs(&options, &named).unwrap();
-    a.update(Action::CausesProbed(Ok(CausesChecked::any(Arc::new(ctx)))));
+    // The worker probes them too, as `lore diagnose` does.
+    let checked = lore::tui::probe_worker::check_causes(&options, &query, root.path()).unwrap();
+    a.update(Action::CausesProbed(Ok(checked)));
     let status = status_line(&a);
     assert!(
         status.contains("also probed") && status.contains("data/envs/build"),
@@ -268,27 +273,16 @@ fn ctrl_d_on_a_docker_build_log_checks_its_dockerfile_not_the_machine() {
     );
 
     a.update(Action::Probe);
-    let query = a
-        .take_effects()
-        .into_iter()
-        .find_map(|e| match e {
-            Effect::ProbeCauses { query, .. } => Some(query),
-            _ => None,
-        })
-        .expect("the probe is asked for");
+    let query = probe_asked(&mut a);
     let context = tempfile::tempdir().unwrap();
     std::fs::write(
         context.path().join("Dockerfile"),
         "FROM nvidia/cuda:12.6.3-base-ubuntu24.04\nRUN apt-get update && apt-get install -y python3-pip\nRUN pip install flash-attn --no-build-isolation\n",
     )
     .unwrap();
-    let checked = lore::tui::probe_worker::check_causes(
-        &ProbeOptions::default(),
-        Vec::new(),
-        &query,
-        context.path(),
-    )
-    .unwrap();
+    let checked =
+        lore::tui::probe_worker::check_causes(&ProbeOptions::default(), &query, context.path())
+            .unwrap();
     a.update(Action::CausesProbed(Ok(checked)));
     let judged = a.search.causes.clone().unwrap();
     let flavour = judged

@@ -12,8 +12,8 @@ use serde::Serialize;
 use crate::cli::DiagnoseArgs;
 use crate::config::Settings;
 use crate::corpus::Document;
-use crate::diagnose::build_log::{self, Place};
-use crate::diagnose::{self, Context, Diagnosis, Judged, SectionCauses, Verdict};
+use crate::diagnose::build_log;
+use crate::diagnose::{self, Diagnosis, Judged, SectionCauses, Verdict};
 use crate::probe::ProbeOptions;
 use crate::text::{inline, sanitize};
 
@@ -84,28 +84,14 @@ pub fn run(settings: &Settings, args: &DiagnoseArgs, options: &ProbeOptions) -> 
     // A container build log failed inside its image: its Dockerfile here,
     // or nothing, is probed rather than this machine.
     let place = build_log::place(&text, options, std::path::Path::new(""));
-    let probing = place.options(options);
-    let (notes, ctx) = match &probing {
-        Some(probing) => {
-            // The Python environments a traceback's paths name are this
-            // machine's only when the machine is what is probed.
-            let in_message = match place {
-                Place::Dockerfile { .. } => Vec::new(),
-                _ => diagnose::message::python_envs(&text),
-            };
-            match diagnose::probe_context_with_named_envs(probing, &in_message) {
-                Ok((findings, ctx)) => {
-                    (findings.notes.iter().map(|n| n.to_string()).collect(), ctx)
-                }
-                Err(err) => {
-                    say!("lore: error: {}", sanitize(&err.to_string()));
-                    return Ok(EXIT_USAGE);
-                }
-            }
+    let (notes, ctx) = match diagnose::probe_place(&place, options, &text) {
+        Ok(found) => found,
+        Err(err) => {
+            say!("lore: error: {}", sanitize(&err.to_string()));
+            return Ok(EXIT_USAGE);
         }
-        None => (Vec::new(), Context::empty()),
     };
-    let probed = match &probing {
+    let probed = match place.options(options) {
         Some(probing) => probing.describe(),
         None => "nothing".to_string(),
     };
@@ -126,7 +112,7 @@ pub fn run(settings: &Settings, args: &DiagnoseArgs, options: &ProbeOptions) -> 
             },
         )
         .collect();
-    let mut notes: Vec<String> = notes.iter().map(|n| sanitize(n)).collect();
+    let mut notes: Vec<String> = notes.iter().map(|n| sanitize(&n.to_string())).collect();
     let place_note = place.note().map(|n| sanitize(&n));
     if let Some(note) = &place_note {
         notes.insert(0, note.clone());

@@ -830,6 +830,30 @@ pub fn probe_context_with_named_envs(
     Ok((findings, ctx))
 }
 
+/// The facts to judge `message`'s causes by, probed where `place` says
+/// (`build_log::place`): what the user named, this machine with the Python
+/// environments the message's paths lead to, a build log's Dockerfile, or
+/// nothing (an empty context). With the probes' notes. The CLI and the TUI
+/// both call this, so a build log is judged alike in both.
+pub fn probe_place(
+    place: &super::build_log::Place,
+    given: &ProbeOptions,
+    message: &str,
+) -> Result<(Vec<probe::Note>, Context), probe::ProbeError> {
+    use super::build_log::Place;
+    let Some(options) = place.options(given) else {
+        return Ok((Vec::new(), Context::empty()));
+    };
+    // A traceback's environments are this machine's (or the root's) only
+    // when that is what is probed, not a build log's Dockerfile.
+    let named = match place {
+        Place::Dockerfile { .. } => Vec::new(),
+        _ => super::message::python_envs(message),
+    };
+    let (findings, ctx) = probe_context_with_named_envs(&options, &named)?;
+    Ok((findings.notes, ctx))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,6 +15,7 @@ use serde::Serialize;
 
 pub use eval::{
     Context, Evaluation, Verdict, evaluate, probe_context, probe_context_with_named_envs,
+    probe_place,
 };
 
 use crate::corpus::causes::{self, Cause, CauseBlock};

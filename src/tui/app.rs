@@ -60,8 +60,8 @@ pub enum Effect {
     /// environments the query's paths name; they answer with
     /// `Action::CausesProbed`.
     ProbeCauses {
-        named: Vec<crate::probe::NamedEnv>,
-        /// The query the causes are for: a build log is probed elsewhere.
+        /// The query the causes are for: the Python environments its paths
+        /// name are probed too, and a build log is probed elsewhere.
         query: String,
     },
     /// Ask the highlighter worker to colour the code blocks a render left
@@ -91,10 +91,7 @@ impl PartialEq for Effect {
                 },
             ) => a == b && x == y,
             (Effect::Probe, Effect::Probe) => true,
-            (
-                Effect::ProbeCauses { named: a, query: x },
-                Effect::ProbeCauses { named: b, query: y },
-            ) => a == b && x == y,
+            (Effect::ProbeCauses { query: x }, Effect::ProbeCauses { query: y }) => x == y,
             (Effect::Highlight(a), Effect::Highlight(b)) => a.path == b.path,
             (Effect::SaveHistory(a), Effect::SaveHistory(b)) => a == b,
             _ => false,

@@ -459,11 +459,10 @@ fn carry_out(
             },
             Effect::Mouse(on) => terminal::set_mouse(on)?,
             Effect::Probe => probe_worker::spawn(services.probing.clone(), workers.events.clone()),
-            Effect::ProbeCauses { named, query } => {
+            Effect::ProbeCauses { query } => {
                 // Its Dockerfile is looked for in the folder lore runs in.
                 probe_worker::spawn_causes(
                     services.probing.clone(),
-                    named,
                     query,
                     std::path::PathBuf::new(),
                     workers.events.clone(),

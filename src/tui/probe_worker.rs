@@ -7,7 +7,7 @@ use std::sync::mpsc::Sender;
 use std::thread;
 
 use crate::diagnose;
-use crate::diagnose::build_log::{self, Place};
+use crate::diagnose::build_log;
 use crate::probe::{self, ProbeOptions};
 
 use super::Event;
@@ -37,7 +37,6 @@ pub fn spawn(options: ProbeOptions, events: Sender<Event>) {
 /// Dockerfile in `dir` that holds its failed step, or nothing.
 pub fn spawn_causes(
     options: ProbeOptions,
-    named: Vec<probe::NamedEnv>,
     query: String,
     dir: std::path::PathBuf,
     events: Sender<Event>,
@@ -46,7 +45,7 @@ pub fn spawn_causes(
     let spawned = thread::Builder::new()
         .name("probe-causes".into())
         .spawn(move || {
-            let result = check_causes(&options, named, &query, &dir);
+            let result = check_causes(&options, &query, &dir);
             let _ = events.send(Event::Action(Action::CausesProbed(result)));
         });
     if let Err(err) = spawned {
@@ -56,37 +55,18 @@ pub fn spawn_causes(
 }
 
 /// What the causes worker does on its thread: the probes of the place
-/// `query` is judged in (see `spawn_causes`).
+/// `query` is judged in (see `spawn_causes`), as `lore diagnose` runs them.
 pub fn check_causes(
     options: &ProbeOptions,
-    named: Vec<probe::NamedEnv>,
     query: &str,
     dir: &std::path::Path,
 ) -> Result<CausesChecked, String> {
     let started = std::time::Instant::now();
     let place = build_log::place(query, options, dir);
-    let ctx = match place.options(options) {
-        Some(probing) => {
-            // A traceback's environments are the machine's only when the
-            // machine is what is probed.
-            let named = match place {
-                Place::Dockerfile { .. } => Vec::new(),
-                _ => named,
-            };
-            let result = diagnose::probe_context_with_named_envs(&probing, &named)
-                .map(|(_, ctx)| Arc::new(ctx))
-                .map_err(|err| err.to_string());
-            log::info!(
-                "probed {} for causes in {:?}",
-                probing.describe(),
-                started.elapsed()
-            );
-            result?
-        }
-        None => Arc::new(diagnose::Context::empty()),
-    };
+    let (_, ctx) = diagnose::probe_place(&place, options, query).map_err(|e| e.to_string())?;
+    log::info!("probed {place:?} for causes in {:?}", started.elapsed());
     Ok(CausesChecked {
-        ctx,
+        ctx: Arc::new(ctx),
         scope: place.scope(),
         brief: place.brief(),
     })

@@ -341,9 +341,8 @@ impl App {
             Action::Probe => {
                 if !self.search.probing {
                     self.search.probing = true;
-                    let named = diagnose::message::python_envs(&self.search.answered);
                     let query = self.search.answered.clone();
-                    self.effects_push(Effect::ProbeCauses { named, query });
+                    self.effects_push(Effect::ProbeCauses { query });
                 }
                 self.set_status(Level::Info, "probing to check the causes…");
             }
