@@ -70,6 +70,9 @@ pub struct Search {
     /// The facts of the last probe run for causes, and the queries they
     /// may judge.
     pub checked: Option<CausesChecked>,
+    /// Whether `checked` may judge `answered`: worked out when either
+    /// changes, not on every frame (a pasted log can be a megabyte).
+    pub checked_applies: bool,
     /// `checked` with the facts the query answered states (`answered`,
     /// then the context), made once per probe run and query, not on every
     /// move of the selection.
@@ -94,6 +97,7 @@ impl Default for Search {
             recalled: None,
             causes: None,
             checked: None,
+            checked_applies: false,
             judging: None,
             probing: false,
         }
@@ -168,11 +172,22 @@ impl App {
         });
     }
 
+    /// The query the hits on screen answer, and whether the last probe
+    /// run's facts may judge it (the host's never judge a build log).
+    fn set_answered(&mut self, query: String) {
+        self.search.checked_applies = self
+            .search
+            .checked
+            .as_ref()
+            .is_some_and(|c| c.scope.applies(&query));
+        self.search.answered = query;
+    }
+
     /// The probed facts with those the answered query states, as `lore
     /// diagnose` judges them; `None` before the probes have run.
     fn judging_context(&mut self) -> Option<Arc<Context>> {
         let checked = self.search.checked.as_ref()?;
-        if !checked.scope.applies(&self.search.answered) {
+        if !self.search.checked_applies {
             return None;
         }
         let probed = Arc::clone(&checked.ctx);
@@ -195,6 +210,7 @@ impl App {
         match result {
             Ok(checked) => {
                 let brief = checked.brief.clone();
+                self.search.checked_applies = checked.scope.applies(&self.search.answered);
                 self.search.checked = Some(checked);
                 self.search.judging = None;
                 self.refresh_causes();
@@ -268,7 +284,7 @@ impl App {
             self.search.hits = Arc::new(Vec::new());
             self.search.searched = Arc::new(Vec::new());
             self.search.marked = Arc::new(Vec::new());
-            self.search.answered.clear();
+            self.set_answered(String::new());
             self.search.cursor = Cursor::default();
             return;
         }
@@ -290,7 +306,7 @@ impl App {
         self.search.hits = hits;
         self.search.searched = searched;
         self.search.marked = marked;
-        self.search.answered = self.search.input.text.trim().to_string();
+        self.set_answered(self.search.input.text.trim().to_string());
         self.search.cursor = Cursor::default();
         self.refresh_causes();
     }

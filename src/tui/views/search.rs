@@ -250,12 +250,7 @@ fn draw_causes(frame: &mut Frame<'_>, app: &App, area: Rect) {
         .map_or_else(|| "the probe key".to_string(), |k| k.to_string());
     // Facts probed for another kind of query (the machine's, for a
     // `docker build` log) do not judge this one.
-    let checked = app
-        .search
-        .checked
-        .as_ref()
-        .is_some_and(|c| c.scope.applies(&app.search.answered));
-    let title = match (checked, app.search.probing) {
+    let title = match (app.search.checked_applies, app.search.probing) {
         (_, true) => " causes listed here: probing…".to_string(),
         (true, false) => format!(" causes listed here, checked ({key}: again):"),
         (false, false) => format!(" causes listed here ({key}: check them against the probes):"),
