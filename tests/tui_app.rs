@@ -538,23 +538,7 @@ fn pasting_outside_a_text_box_searches_for_the_paste() {
     ));
 }
 
-/// The search screen as text, at the app's size.
-fn screen(app: &App) -> String {
-    use ratatui::{Terminal, backend::TestBackend};
-    let mut terminal = Terminal::new(TestBackend::new(app.size.width, app.size.height)).unwrap();
-    terminal
-        .draw(|frame| lore::tui::views::draw(frame, app))
-        .unwrap();
-    let buffer = terminal.backend().buffer();
-    let mut out = String::new();
-    for y in 0..buffer.area.height {
-        for x in 0..buffer.area.width {
-            out.push_str(buffer[(x, y)].symbol());
-        }
-        out.push('\n');
-    }
-    out
-}
+use common::screen_text as screen;
 
 #[test]
 fn a_pasted_build_log_of_any_size_is_triaged_and_its_lines_shown() {

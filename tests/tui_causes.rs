@@ -296,4 +296,10 @@ fn ctrl_d_on_a_docker_build_log_checks_its_dockerfile_not_the_machine() {
         status.contains("a build log: checked against") && status.contains("Dockerfile:3"),
         "{status}"
     );
+    // The causes panel keeps saying so after the status line has gone.
+    let shown = common::screen_text(&a);
+    assert!(
+        shown.contains("causes listed here, a build log: checked against"),
+        "{shown}"
+    );
 }

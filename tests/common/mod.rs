@@ -193,3 +193,21 @@ pub fn exit_status(child: &mut std::process::Child, what: &str) -> std::process:
         panic!("{what}: lore still running 30 s after its reader left")
     })
 }
+
+/// The app's screen as text, at its size: one line per row, every cell.
+pub fn screen_text(app: &lore::tui::app::App) -> String {
+    use ratatui::{Terminal, backend::TestBackend};
+    let mut terminal = Terminal::new(TestBackend::new(app.size.width, app.size.height)).unwrap();
+    terminal
+        .draw(|frame| lore::tui::views::draw(frame, app))
+        .unwrap();
+    let buffer = terminal.backend().buffer();
+    let mut out = String::new();
+    for y in 0..buffer.area.height {
+        for x in 0..buffer.area.width {
+            out.push_str(buffer[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}

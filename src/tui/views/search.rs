@@ -250,9 +250,17 @@ fn draw_causes(frame: &mut Frame<'_>, app: &App, area: Rect) {
         .map_or_else(|| "the probe key".to_string(), |k| k.to_string());
     // Facts probed for another kind of query (the machine's, for a
     // `docker build` log) do not judge this one.
+    // Where they were checked, when that is not what lore was started with
+    // (a build log: its Dockerfile, or nothing).
+    let checked = app
+        .search
+        .checked
+        .as_ref()
+        .and_then(|c| c.brief.as_deref())
+        .unwrap_or("checked");
     let title = match (app.search.checked_applies, app.search.probing) {
         (_, true) => " causes listed here: probing…".to_string(),
-        (true, false) => format!(" causes listed here, checked ({key}: again):"),
+        (true, false) => format!(" causes listed here, {checked} ({key}: again):"),
         (false, false) => format!(" causes listed here ({key}: check them against the probes):"),
     };
     let mut lines = vec![Line::from(Span::styled(fit(&title, width), chrome.heading))];
