@@ -12,7 +12,10 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::probe::{DockerfileSource, ProbeOptions, read_dockerfile, run_commands};
+use crate::probe::{
+    DockerfileSource, ProbeOptions, after_run_flags, read_dockerfile, run_commands,
+};
+use crate::search::query::strip_leading_marker;
 
 /// What a build log says about its failure.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -251,40 +254,17 @@ fn failed_step(line: &str) -> Option<String> {
         if !keyword.eq_ignore_ascii_case("RUN") {
             return None;
         }
-        return Some(without_flags(rest).to_string());
+        return Some(after_run_flags(rest).to_string());
     }
     None
 }
 
-/// A line of BuildKit's plain output: `#12 3.402 …` or `#12 [4/6] RUN …`;
-/// the classic builder's `Step 3/12 : …`.
+/// A line of BuildKit's plain output (`#12 3.402 …`, `#12 [4/6] RUN …`) or
+/// the classic builder's `Step 3/12 : …`: one whose step marker the search
+/// takes off too.
 fn is_step_line(line: &str) -> bool {
-    if let Some(rest) = line.strip_prefix("Step ") {
-        let (count, rest) = rest.split_once(' ').unwrap_or((rest, ""));
-        return rest.starts_with(": ")
-            && count.split_once('/').is_some_and(|(a, b)| {
-                !a.is_empty()
-                    && !b.is_empty()
-                    && a.bytes().all(|c| c.is_ascii_digit())
-                    && b.bytes().all(|c| c.is_ascii_digit())
-            });
-    }
-    let Some(rest) = line.strip_prefix('#') else {
-        return false;
-    };
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    if digits == 0 {
-        return false;
-    }
-    let Some(rest) = rest[digits..].strip_prefix(' ') else {
-        return false;
-    };
-    if rest.starts_with('[') {
-        return true;
-    }
-    // A time in seconds: `3.402`.
-    let number = rest.split(' ').next().unwrap_or("");
-    number.contains('.') && number.bytes().all(|c| c.is_ascii_digit() || c == b'.')
+    (line.starts_with('#') || line.starts_with("Step "))
+        && strip_leading_marker(line).len() < line.len()
 }
 
 /// BuildKit's terminal progress: `=> ERROR [4/6] RUN …`.
@@ -353,16 +333,6 @@ fn without_shell(command: &str) -> &str {
         Some(at) => &command[at + " -c ".len()..],
         None => command,
     }
-}
-
-/// An instruction's text without its leading `--mount=…`-style flags.
-fn without_flags(text: &str) -> &str {
-    let mut rest = text.trim_start();
-    while rest.starts_with("--") {
-        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
-        rest = rest[end..].trim_start();
-    }
-    rest
 }
 
 /// Whitespace runs as one space, trimmed: a Dockerfile's continuation lines

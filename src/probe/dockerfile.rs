@@ -1159,11 +1159,7 @@ pub fn run_commands(bytes: &[u8]) -> Vec<(usize, String)> {
         .filter(|ins| ins.keyword == "RUN")
         .map(|ins| {
             let text = ins.text();
-            let mut body = text.trim();
-            while body.starts_with("--") {
-                let end = body.find(char::is_whitespace).unwrap_or(body.len());
-                body = body[end..].trim_start();
-            }
+            let body = after_run_flags(&text).trim_end();
             let command = match serde_json::from_str::<Vec<String>>(body) {
                 Ok(argv) if body.starts_with('[') => argv.join(" "),
                 _ => body.to_string(),
@@ -1171,6 +1167,17 @@ pub fn run_commands(bytes: &[u8]) -> Vec<(usize, String)> {
             (ins.line, command)
         })
         .collect()
+}
+
+/// A `RUN`'s text after its flags (`--mount=…`, `--network=…`): the
+/// command, shell or exec form.
+pub fn after_run_flags(text: &str) -> &str {
+    let mut body = text.trim_start();
+    while body.starts_with("--") {
+        let end = body.find(char::is_whitespace).unwrap_or(body.len());
+        body = body[end..].trim_start();
+    }
+    body
 }
 
 /// Groups physical lines into instructions.
@@ -2241,11 +2248,7 @@ fn run(stage: &mut Stage, ins: &Instruction) {
     };
     // The exec form: a JSON array after the flags.
     let text = ins.text();
-    let mut body = text.trim_start();
-    while body.starts_with("--") {
-        let end = body.find(char::is_whitespace).unwrap_or(body.len());
-        body = body[end..].trim_start();
-    }
+    let body = after_run_flags(&text);
     if body.starts_with('[')
         && let Ok(argv) = serde_json::from_str::<Vec<String>>(body.trim_end())
     {

@@ -32,8 +32,8 @@ pub use diag_facts::{
 };
 pub use dockerfile::{
     Base, Branch, BranchKind, Build, BuildKind, CopyFrom, Dockerfile, EnvSetting, Fetch, Flavor,
-    Install, InstallTool, NEED_TORCH, Stage, TorchRoute, Via, classify, parse_dockerfile,
-    read as read_dockerfile, read_piped, run_commands,
+    Install, InstallTool, NEED_TORCH, Stage, TorchRoute, Via, after_run_flags, classify,
+    parse_dockerfile, read as read_dockerfile, read_piped, run_commands,
 };
 pub use envs::{NamedEnv, PythonEnv, PythonOnPath};
 pub use names::{
