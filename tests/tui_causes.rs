@@ -38,6 +38,15 @@ fn cu130_on_r550() -> tempfile::TempDir {
     dir
 }
 
+/// Facts of what lore was told to probe (`--root`), for any query.
+fn given(ctx: Arc<diagnose::Context>) -> CausesChecked {
+    CausesChecked {
+        ctx,
+        scope: lore::diagnose::build_log::Scope::Any,
+        brief: None,
+    }
+}
+
 /// The query the probe key asked the causes worker to probe for.
 fn probe_asked(a: &mut lore::tui::app::App) -> String {
     a.take_effects()
@@ -99,9 +108,7 @@ fn a_hit_with_causes_shows_them_and_ctrl_d_judges_them_as_the_cli_does() {
     };
     let (_, ctx) = diagnose::probe_context(&options).unwrap();
     let ctx = Arc::new(ctx);
-    a.update(Action::CausesProbed(Ok(CausesChecked::any(Arc::clone(
-        &ctx,
-    )))));
+    a.update(Action::CausesProbed(Ok(given(Arc::clone(&ctx)))));
     assert!(!a.search.probing);
     let judged = a.search.causes.clone().unwrap();
     assert_eq!(judged.causes[0].0, Some(Verdict::Holds), "{judged:?}");
@@ -138,7 +145,7 @@ fn ctrl_d_judges_a_pasted_warning_on_the_capabilities_it_states() {
         dockerfile: None,
     };
     let (_, ctx) = diagnose::probe_context(&options).unwrap();
-    a.update(Action::CausesProbed(Ok(CausesChecked::any(Arc::new(ctx)))));
+    a.update(Action::CausesProbed(Ok(given(Arc::new(ctx)))));
     let judged = a.search.causes.clone().expect("the first hit lists causes");
     assert_eq!(judged.causes[0].0, Some(Verdict::Holds), "{judged:?}");
     assert!(

@@ -204,14 +204,3 @@ pub struct CausesChecked {
     /// with, for the status line (`a build log: checked against …`).
     pub brief: Option<String>,
 }
-
-impl CausesChecked {
-    /// Facts of what lore was told to probe, for any query.
-    pub fn any(ctx: Arc<crate::diagnose::Context>) -> CausesChecked {
-        CausesChecked {
-            ctx,
-            scope: crate::diagnose::build_log::Scope::Any,
-            brief: None,
-        }
-    }
-}
