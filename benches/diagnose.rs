@@ -55,6 +55,7 @@ fn bench(c: &mut Criterion) {
     let root = ProbeOptions {
         root: Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/probe/pip-root")),
         dockerfile: None,
+        dockerfile_line: None,
     };
     for (name, options) in [
         ("machine", ProbeOptions::default()),

@@ -30,11 +30,13 @@ fn bench(c: &mut Criterion) {
     let root = ProbeOptions {
         root: Some(fixture("pip-root")),
         dockerfile: None,
+        dockerfile_line: None,
     };
     c.bench_function("probe/pip-fixture-root", |b| b.iter(|| run(&root).unwrap()));
     let h100 = ProbeOptions {
         root: Some(fixture("h100-root")),
         dockerfile: None,
+        dockerfile_line: None,
     };
     c.bench_function("probe/h100-fixture-root", |b| {
         b.iter(|| run(&h100).unwrap())
@@ -42,6 +44,7 @@ fn bench(c: &mut Criterion) {
     let dockerfile = ProbeOptions {
         root: None,
         dockerfile: Some(fixture("source-build.Dockerfile").into()),
+        dockerfile_line: None,
     };
     c.bench_function("probe/dockerfile", |b| b.iter(|| run(&dockerfile).unwrap()));
     // Issue #30 item 4: `FROM ${${${…` with no closing brace took 20 s at
@@ -112,6 +115,7 @@ fn hostile(c: &mut Criterion) {
     let ld_cache = ProbeOptions {
         root: Some(crafted_ld_cache_root(dir.path())),
         dockerfile: None,
+        dockerfile_line: None,
     };
     group.bench_function("ld-cache-16MiB-crafted", |b| {
         b.iter(|| run(&ld_cache).unwrap())
@@ -121,6 +125,7 @@ fn hostile(c: &mut Criterion) {
         let cuda = ProbeOptions {
             root: Some(symlinked_cuda_root(dir.path(), 2_000)),
             dockerfile: None,
+            dockerfile_line: None,
         };
         group.bench_function("symlinked-cuda-2000x2000", |b| {
             b.iter(|| run(&cuda).unwrap())

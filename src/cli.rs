@@ -312,6 +312,7 @@ impl Cli {
         crate::probe::ProbeOptions {
             root: self.root.clone(),
             dockerfile: self.dockerfile.clone().map(Into::into),
+            dockerfile_line: None,
         }
     }
 

@@ -159,6 +159,7 @@ fn each_message_ranks_the_cause_that_holds_first_or_says_none_holds() {
         let options = ProbeOptions {
             root: root.clone(),
             dockerfile: dockerfile.map(Into::into),
+            dockerfile_line: None,
         };
         let d = diagnose_message(&shipped, message, &options);
         let label = format!("case {n} ({message})");
@@ -227,6 +228,7 @@ fn an_empty_root_rules_nothing_out_on_facts_it_could_not_read() {
     let options = ProbeOptions {
         root: Some(tmp.path().to_path_buf()),
         dockerfile: None,
+        dockerfile_line: None,
     };
     let d = diagnose_message(
         &shipped,
@@ -255,6 +257,7 @@ fn a_missing_library_never_gets_the_causes_of_a_section_about_another() {
     let options = ProbeOptions {
         root: Some(tmp.path().to_path_buf()),
         dockerfile: None,
+        dockerfile_line: None,
     };
     for message in [
         "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory",
@@ -825,11 +828,29 @@ fn a_docker_build_log_is_judged_on_the_dockerfile_holding_its_failed_step() {
         stdout.contains("its failed step `pip install xformers-ext --no-build-isolation` is line 6 of Dockerfile"),
         "{stdout}"
     );
+    // The stage's base image has no nvcc, and nothing before the step
+    // installs one: both the no-toolkit and the runtime-flavour causes hold,
+    // on the FROM line; the torch the file pins is a CUDA 12.4 build.
     assert!(
-        first_holding(&stdout).is_some_and(|c| c.contains("runtime or base flavour")),
+        first_holding(&stdout).is_some_and(|c| c.contains("No CUDA toolkit is installed")),
         "{stdout}"
     );
-    assert!(stdout.contains("evidence: Dockerfile:1"), "{stdout}");
+    assert!(
+        stdout.contains("seen: nvcc absent from the image\n             evidence: Dockerfile:1 (nvidia/cuda runtime: no nvcc)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("HOLDS        The image is an nvidia/cuda runtime or base flavour"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("RULED OUT    A CPU build of torch"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("evidence: Dockerfile:3 (torch==2.5.1)"),
+        "{stdout}"
+    );
 
     // --json says what was probed, and why, in `notes`.
     let out = common::lore(&home)
@@ -846,6 +867,78 @@ fn a_docker_build_log_is_judged_on_the_dockerfile_holding_its_failed_step() {
             .unwrap()
             .contains("container build log")
     );
+}
+
+/// Pattern: a multi-stage Dockerfile, a `-devel` builder stage that builds
+/// the extension and a `-runtime` final stage, as the knowledge itself
+/// advises. The same failed step ran in the builder: the final stage's
+/// runtime image had no part in it, so the runtime-flavour and no-toolkit
+/// causes are ruled out by the builder's `FROM`, and a CPU torch by its
+/// install. A torch reinstalled after the step, and an `ENV` below it, do
+/// not count: the step ran before them.
+#[test]
+fn a_build_log_is_judged_on_the_stage_of_its_failed_step_as_it_was_then() {
+    let home = common::home();
+    let context = tempfile::tempdir().unwrap();
+    let dockerfile = "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04 AS build\n\
+RUN apt-get update && apt-get install -y python3-pip\n\
+RUN pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/cu124\n\
+\n\
+# the extension\n\
+RUN --mount=type=cache,target=/root/.cache/pip \\\n\
+    pip install xformers-ext \\\n\
+    --no-build-isolation\n\
+RUN pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/cpu\n\
+\n\
+FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\n\
+COPY --from=build /usr/local/lib/python3.10 /usr/local/lib/python3.10\n";
+    std::fs::write(context.path().join("Dockerfile"), dockerfile).unwrap();
+    let found_here = common::lore(&home)
+        .current_dir(context.path())
+        .args(["diagnose", "--json", "-"])
+        .write_stdin(BUILDKIT_LOG.replace("[4/5]", "[build 4/5]"))
+        .output()
+        .unwrap();
+    // Named with `--dockerfile` from another folder: the same stage.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let named = common::lore(&home)
+        .current_dir(elsewhere.path())
+        .args(["diagnose", "--json", "--dockerfile"])
+        .arg(context.path().join("Dockerfile"))
+        .arg("-")
+        .write_stdin(BUILDKIT_LOG)
+        .output()
+        .unwrap();
+    for out in [found_here, named] {
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let verdict = |text: &str| {
+            let cause = json["causes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["text"].as_str().unwrap().contains(text))
+                .unwrap_or_else(|| panic!("{text}: {json}"));
+            (
+                cause["verdict"].as_str().unwrap().to_string(),
+                cause["evidence"].to_string(),
+            )
+        };
+        let (v, evidence) = verdict("runtime or base flavour");
+        assert_eq!(v, "ruled-out", "{json}");
+        assert!(evidence.contains("Dockerfile:1"), "{evidence}");
+        let (v, evidence) = verdict("No CUDA toolkit is installed");
+        assert_eq!(v, "ruled-out", "{json}");
+        assert!(
+            evidence.contains("Dockerfile:1 (nvidia/cuda devel: has nvcc)"),
+            "{evidence}"
+        );
+        let (v, evidence) = verdict("A CPU build of torch");
+        assert_eq!(v, "ruled-out", "{json}");
+        assert!(
+            evidence.contains("Dockerfile:3 (torch==2.5.1)"),
+            "{evidence}"
+        );
+    }
 }
 
 /// The same log where no Dockerfile here holds its step (lore run from

@@ -741,6 +741,7 @@ fn the_tui_probe_key_fills_in_probed_answers() {
     let findings = lore::probe::run(&lore::probe::ProbeOptions {
         root: Some(fixture("probe/pip-root")),
         dockerfile: None,
+        dockerfile_line: None,
     })
     .unwrap();
     app.update(Action::Probed(Ok(Arc::new(findings))));
@@ -784,6 +785,7 @@ fn the_tui_walk_takes_probed_answers_after_the_users_own() {
     let findings = lore::probe::run(&lore::probe::ProbeOptions {
         root: None,
         dockerfile: Some(fixture("probe/source-build.Dockerfile").into()),
+        dockerfile_line: None,
     })
     .unwrap();
     app.update(Action::Probed(Ok(Arc::new(findings))));

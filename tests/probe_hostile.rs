@@ -100,6 +100,7 @@ fn a_folder_swapped_for_a_link_out_of_the_root_mid_probe_is_never_read() {
     let options = ProbeOptions {
         root: Some(root.clone()),
         dockerfile: None,
+        dockerfile_line: None,
     };
     let stop = AtomicBool::new(false);
     let swaps = AtomicUsize::new(0);
@@ -451,6 +452,7 @@ fn a_fifo_swapped_in_for_the_dockerfile_never_blocks_the_probe() {
     let options = ProbeOptions {
         root: None,
         dockerfile: Some(file.clone().into()),
+        dockerfile_line: None,
     };
     {
         let swaps = swaps.clone();

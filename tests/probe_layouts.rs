@@ -253,6 +253,7 @@ fn probe_as_machine(r: &str, env: &Environment) -> Findings {
         &ProbeOptions {
             root: Some(r.into()),
             dockerfile: None,
+            dockerfile_line: None,
         },
         Some(env),
     )

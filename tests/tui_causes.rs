@@ -105,6 +105,7 @@ fn a_hit_with_causes_shows_them_and_ctrl_d_judges_them_as_the_cli_does() {
     let options = ProbeOptions {
         root: Some(root.path().to_path_buf()),
         dockerfile: None,
+        dockerfile_line: None,
     };
     let (_, ctx) = diagnose::probe_context(&options).unwrap();
     let ctx = Arc::new(ctx);
@@ -143,6 +144,7 @@ fn ctrl_d_judges_a_pasted_warning_on_the_capabilities_it_states() {
     let options = ProbeOptions {
         root: Some(empty.path().to_path_buf()),
         dockerfile: None,
+        dockerfile_line: None,
     };
     let (_, ctx) = diagnose::probe_context(&options).unwrap();
     a.update(Action::CausesProbed(Ok(given(Arc::new(ctx)))));
@@ -218,6 +220,7 @@ fn ctrl_d_on_a_traceback_probes_the_environment_its_paths_name() {
     let options = ProbeOptions {
         root: Some(root.path().to_path_buf()),
         dockerfile: None,
+        dockerfile_line: None,
     };
     // The worker probes them too, as `lore diagnose` does.
     let checked = lore::tui::probe_worker::check_causes(&options, &query, root.path()).unwrap();
@@ -248,6 +251,7 @@ fn ctrl_d_on_a_docker_build_log_checks_its_dockerfile_not_the_machine() {
     let options = ProbeOptions {
         root: Some(root.path().to_path_buf()),
         dockerfile: None,
+        dockerfile_line: None,
     };
     let (_, machine) = diagnose::probe_context(&options).unwrap();
     a.update(Action::CausesProbed(Ok(CausesChecked {

@@ -32,8 +32,10 @@ pub struct BuildLog {
 /// Where the causes of a message are checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Place {
-    /// What the user named with `--root` or `--dockerfile`.
-    Given,
+    /// What the user named with `--root` or `--dockerfile`. `line`: for a
+    /// build log, the given Dockerfile's `RUN` that is its failed step, whose
+    /// stage the Dockerfile's facts then describe.
+    Given { line: Option<usize> },
     /// This machine: the message is not a build log.
     Machine,
     /// A build log whose failed step is the `RUN` at `line` of this
@@ -95,7 +97,15 @@ pub fn read(message: &str) -> Option<BuildLog> {
 /// folder, so that the file is named as the user would type it).
 pub fn place(message: &str, options: &ProbeOptions, dir: &Path) -> Place {
     if options.root.is_some() || options.dockerfile.is_some() {
-        return Place::Given;
+        let step = read(message).and_then(|log| log.step);
+        let line = match (&options.dockerfile, &step) {
+            (Some(DockerfileSource::File(path)), Some(step)) => read_dockerfile(path)
+                .ok()
+                .and_then(|bytes| step_line(&bytes, step)),
+            (Some(DockerfileSource::Stdin(bytes)), Some(step)) => step_line(bytes, step),
+            _ => None,
+        };
+        return Place::Given { line };
     }
     let Some(log) = read(message) else {
         return Place::Machine;
@@ -119,11 +129,8 @@ pub fn place(message: &str, options: &ProbeOptions, dir: &Path) -> Place {
         let Ok(bytes) = read_dockerfile(&path) else {
             continue;
         };
-        match run_commands(&bytes)
-            .into_iter()
-            .find(|(_, command)| squeeze(command) == *step)
-        {
-            Some((line, _)) => {
+        match step_line(&bytes, step) {
+            Some(line) => {
                 return Place::Dockerfile {
                     path,
                     line,
@@ -139,14 +146,27 @@ pub fn place(message: &str, options: &ProbeOptions, dir: &Path) -> Place {
     }
 }
 
+/// The line of the `RUN` in a Dockerfile's text whose command is `step`.
+fn step_line(bytes: &[u8], step: &str) -> Option<usize> {
+    run_commands(bytes)
+        .into_iter()
+        .find(|(_, command)| squeeze(command) == step)
+        .map(|(line, _)| line)
+}
+
 impl Place {
     /// What to probe: `None` when nothing should be.
     pub fn options(&self, given: &ProbeOptions) -> Option<ProbeOptions> {
         match self {
-            Place::Given | Place::Machine => Some(given.clone()),
-            Place::Dockerfile { path, .. } => Some(ProbeOptions {
+            Place::Given { line } => Some(ProbeOptions {
+                dockerfile_line: *line,
+                ..given.clone()
+            }),
+            Place::Machine => Some(given.clone()),
+            Place::Dockerfile { path, line, .. } => Some(ProbeOptions {
                 root: None,
                 dockerfile: Some(DockerfileSource::File(path.clone())),
+                dockerfile_line: Some(*line),
             }),
             Place::Nothing { .. } => None,
         }
@@ -156,7 +176,7 @@ impl Place {
     /// what the user asked for.
     pub fn note(&self) -> Option<String> {
         match self {
-            Place::Given | Place::Machine => None,
+            Place::Given { .. } | Place::Machine => None,
             Place::Dockerfile { path, line, step } => Some(format!(
                 "the message is a container build log: its failed step `{}` is line {line} of {}, so the causes are checked against that file, not this machine",
                 shorten(step),
@@ -183,7 +203,7 @@ impl Place {
     /// `note` in a few words, for the TUI's status line.
     pub fn brief(&self) -> Option<String> {
         match self {
-            Place::Given | Place::Machine => None,
+            Place::Given { .. } | Place::Machine => None,
             Place::Dockerfile { path, line, .. } => Some(format!(
                 "a build log: checked against {}:{line}, not this machine",
                 path.display()
@@ -198,7 +218,7 @@ impl Place {
     /// Which later queries the facts probed for this place may judge.
     pub fn scope(&self) -> Scope {
         match self {
-            Place::Given => Scope::Any,
+            Place::Given { .. } => Scope::Any,
             Place::Machine => Scope::NotBuildLog,
             Place::Dockerfile { step, .. } => Scope::BuildLog(Some(step.clone())),
             Place::Nothing { step, .. } => Scope::BuildLog(step.clone()),
@@ -523,8 +543,12 @@ mod tests {
         let root = ProbeOptions {
             root: Some(PathBuf::from("/")),
             dockerfile: None,
+            dockerfile_line: None,
         };
-        assert_eq!(place(BUILDKIT, &root, dir.path()), Place::Given);
+        assert_eq!(
+            place(BUILDKIT, &root, dir.path()),
+            Place::Given { line: None }
+        );
         assert_eq!(
             place(
                 "RuntimeError: CUDA error: no kernel image is available",

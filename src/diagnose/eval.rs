@@ -672,7 +672,9 @@ fn package_test(name: &str, ctx: &Context) -> Evaluation {
     }
     if wanted == "torch" {
         for f in ctx.values("torch") {
-            found.extend(f.evidence.iter().cloned());
+            if !matches!(parse_value(&f.value), ValueKind::Absent(_)) {
+                found.extend(f.evidence.iter().cloned());
+            }
         }
     }
     for f in dockerfile_installs(ctx, "pip", name) {

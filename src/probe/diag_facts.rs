@@ -15,9 +15,10 @@
 //! CUDA, GPU model → compute capability, wheel → arch range) copy the
 //! knowledge's sourced tables and name them in the evidence.
 
-use super::dockerfile::{Base, Dockerfile};
+use super::dockerfile::{Base, Dockerfile, Stage};
 use super::fs::Root;
 use super::names::ENV_NAMES;
+use super::stage_at;
 use super::system::{note_error, read_text};
 use super::{Fact, MAX_ENTRIES, Note, RootFacts, SMALL_FILE};
 
@@ -50,7 +51,7 @@ pub(super) type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<String>;
 /// given). `env` is the process environment on the machine, `None` elsewhere.
 pub(super) fn probe(
     root: Option<(&Root, &RootFacts)>,
-    dockerfile: Option<&Dockerfile>,
+    dockerfile: Option<(&Dockerfile, Option<usize>)>,
     env: Option<EnvLookup<'_>>,
     notes: &mut Vec<Note>,
 ) -> Vec<Fact> {
@@ -80,8 +81,8 @@ pub(super) fn probe(
             visible_gpus(root, env("CUDA_VISIBLE_DEVICES").as_deref(), &mut out);
         }
     }
-    if let Some(file) = dockerfile {
-        from_dockerfile(file, &mut out);
+    if let Some((file, line)) = dockerfile {
+        from_dockerfile(file, line, root.is_some(), &mut out);
     }
     out
 }
@@ -898,10 +899,19 @@ pub fn glob_match(pattern: &str, name: &str) -> bool {
 
 // ---- the Dockerfile -------------------------------------------------------------------
 
-fn from_dockerfile(file: &Dockerfile, out: &mut Vec<Fact>) {
+/// The Dockerfile's facts: the flavour, CUDA and `ENV`s of the stage that
+/// holds `line` as it was when that line started (a build log's failed
+/// step), else of the final stage. Without files to read (`files` false),
+/// also the nvcc, CUDA toolkit and torch that stage had: the files, when
+/// probed, are the better witness.
+fn from_dockerfile(file: &Dockerfile, line: Option<usize>, files: bool, out: &mut Vec<Fact>) {
     let at = |line: usize| format!("{}:{line}", file.path);
-    if let Some(last) = file.final_stage() {
-        let (from, base) = file.root_base(last);
+    let stage = match line {
+        Some(l) => file.stage_at(l),
+        None => file.final_stage(),
+    };
+    if let Some(stage) = stage {
+        let (from, base) = file.root_base(stage);
         if let Base::NvidiaCuda {
             version, flavor, ..
         } = base
@@ -913,28 +923,22 @@ fn from_dockerfile(file: &Dockerfile, out: &mut Vec<Fact>) {
             ));
             out.push(fact("image.cuda", version.clone(), at(from.line)));
         }
-        // ENV is inherited along FROM <stage>: the final stage's chain, the
-        // latest setting of each name winning.
-        let mut chain = vec![last];
-        let mut current = last;
-        while let Base::Stage { index } = current.base {
-            match file.stages.get(index) {
-                Some(s) if s.index < current.index => {
-                    chain.push(s);
-                    current = s;
-                }
-                _ => break,
-            }
-        }
+        // ENV is inherited along FROM <stage>: the stage's chain, the
+        // latest setting of each name winning; in the stage itself only
+        // those above the line.
         let mut env: Vec<(&str, &str, usize)> = Vec::new();
-        for stage in chain.iter().rev() {
-            for e in &stage.env {
+        for s in file.lineage(stage).iter().rev() {
+            let ran = |l: usize| s.index != stage.index || line.is_none_or(|line| l < line);
+            for e in s.env.iter().filter(|e| ran(e.line)) {
                 env.retain(|(n, _, _)| *n != e.name);
                 env.push((&e.name, &e.value, e.line));
             }
         }
         for (name, value, line) in env {
             out.push(fact("env", format!("{name}={value}"), at(line)));
+        }
+        if !files {
+            stage_tools(file, stage, line, out);
         }
     }
     // Any stage that sets TORCH_CUDA_ARCH_LIST builds with it.
@@ -946,6 +950,52 @@ fn from_dockerfile(file: &Dockerfile, out: &mut Vec<Fact>) {
         {
             arch_range(&e.value, &at(e.line), out);
         }
+    }
+}
+
+/// `nvcc`, `cuda-toolkit`, `torch`, `torch.cuda` and `torch.install` as a
+/// stage had them at `line` (`stage_at`), where the Dockerfile settles them.
+fn stage_tools(file: &Dockerfile, stage: &Stage, line: Option<usize>, out: &mut Vec<Fact>) {
+    if let Some(c) = stage_at::compiler(file, stage, line) {
+        if c.present {
+            out.push(fact("nvcc", "in the image".to_string(), c.evidence.clone()));
+            if let Some(version) = c.version {
+                out.push(fact("cuda-toolkit", version, c.evidence));
+            }
+        } else {
+            out.push(fact(
+                "nvcc",
+                "absent from the image".to_string(),
+                c.evidence,
+            ));
+        }
+    }
+    match stage_at::torch(file, stage, line) {
+        Some(stage_at::Torch::Absent { evidence }) => {
+            out.push(fact("torch", "absent from the image".to_string(), evidence));
+        }
+        Some(stage_at::Torch::Installed {
+            version,
+            cuda,
+            install,
+            evidence,
+        }) => {
+            let version = version.unwrap_or_else(|| "installed, version unknown".to_string());
+            out.push(fact("torch", version, evidence.clone()));
+            match cuda {
+                Some(Some(cuda)) => out.push(fact("torch.cuda", cuda, evidence.clone())),
+                Some(None) => out.push(fact(
+                    "torch.cuda",
+                    "none (CPU)".to_string(),
+                    evidence.clone(),
+                )),
+                None => {}
+            }
+            if let Some(install) = install {
+                out.push(fact("torch.install", install.to_string(), evidence));
+            }
+        }
+        None => {}
     }
 }
 

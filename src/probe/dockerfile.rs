@@ -558,55 +558,13 @@ impl Dockerfile {
     /// `Some((true, evidence))`, `Some((false, evidence))`, or `None` when
     /// the base image is one nothing is known about.
     pub fn has_nvcc(&self, stage: &Stage) -> Option<(bool, String)> {
-        let mut branched = false;
-        for s in self.lineage(stage) {
-            for i in s.installs_nvcc() {
-                if i.branch.is_some() {
-                    branched = true;
-                    continue;
-                }
-                return Some((
-                    true,
-                    format!(
-                        "{} ({} install {})",
-                        self.at(i.line),
-                        i.tool.name(),
-                        i.packages.join(" ")
-                    ),
-                ));
-            }
-        }
-        // Installed in one branch of a `case` or `if` only: there when the
-        // build takes that branch.
-        if branched {
-            return None;
-        }
-        let (from, base) = self.root_base(stage);
-        let at = self.at(from.line);
-        match base {
-            Base::NvidiaCuda { flavor, .. } => Some((
-                flavor.is_devel(),
-                format!(
-                    "{at} (nvidia/cuda {}: {})",
-                    flavor.name(),
-                    if flavor.is_devel() {
-                        "has nvcc"
-                    } else {
-                        "no nvcc"
-                    }
-                ),
-            )),
-            Base::Distro { .. } | Base::Scratch => {
-                Some((false, format!("{at} ({}: no CUDA compiler)", from.image)))
-            }
-            Base::Stage { .. } | Base::Unresolved { .. } => None,
-            Base::Other => {
-                let implied = images::lookup(&from.image)?;
-                implied
-                    .nvcc
-                    .map(|yes| (yes, format!("{at}; {}", implied.evidence())))
-            }
-        }
+        super::stage_at::compiler(self, stage, None).map(|c| (c.present, c.evidence))
+    }
+
+    /// The stage whose instructions hold `line`: the last one whose `FROM`
+    /// is at or above it.
+    pub fn stage_at(&self, line: usize) -> Option<&Stage> {
+        self.stages.iter().rev().find(|s| s.line <= line)
     }
 
     fn at(&self, line: usize) -> String {
@@ -615,8 +573,15 @@ impl Dockerfile {
 
     /// What the Dockerfile says about torch in a stage's own commands.
     pub fn torch_routes(&self, stage: &Stage) -> Vec<TorchRoute> {
+        self.torch_routes_before(stage, None)
+    }
+
+    /// `torch_routes` of the stage's commands before `line` (all of them
+    /// for `None`): what had run when the instruction at `line` started.
+    pub fn torch_routes_before(&self, stage: &Stage, line: Option<usize>) -> Vec<TorchRoute> {
+        let ran = |at: usize| line.is_none_or(|l| at < l);
         let mut out = Vec::new();
-        for i in &stage.installs {
+        for i in stage.installs.iter().filter(|i| ran(i.line)) {
             let at = self.at(i.line);
             if i.tool.is_python() {
                 if let Some(spec) = i.spec("torch") {
@@ -628,6 +593,7 @@ impl Dockerfile {
                         },
                         spec: spec.to_string(),
                         cpu: torch_is_cpu(spec, &i.indexes),
+                        cuda: torch_cuda(spec, &i.indexes),
                         at,
                         branch: i.branch,
                     });
@@ -666,6 +632,7 @@ impl Dockerfile {
                         how: Via::Conda,
                         spec: spec.to_string(),
                         cpu: conda_torch_is_cpu(&i.packages),
+                        cuda: None,
                         at,
                         branch: i.branch,
                     });
@@ -678,7 +645,7 @@ impl Dockerfile {
                 }
             }
         }
-        for b in &stage.builds {
+        for b in stage.builds.iter().filter(|b| ran(b.line)) {
             if b.torch {
                 out.push(TorchRoute::Source {
                     what: b.what.clone(),
@@ -791,6 +758,9 @@ pub enum TorchRoute {
         /// `cpuonly`), `Some(false)` a CUDA build (`+cu124`, `/whl/cu124`),
         /// `None` not shown.
         cpu: Option<bool>,
+        /// The CUDA of a CUDA build where the spec or the index names it
+        /// (`+cu124`, `/whl/cu124` → `12.4`).
+        cuda: Option<String>,
         at: String,
         /// Inside one branch of a shell `case` or `if`.
         branch: Option<Branch>,
@@ -915,6 +885,39 @@ fn torch_is_cpu(spec: &str, indexes: &[String]) -> Option<bool> {
         }
     }
     found
+}
+
+/// The CUDA a torch spec or its one fixed PyTorch index names: `+cu124`
+/// or `…/whl/cu124` → `12.4`, `cu130` → `13.0`, `cu92` → `9.2`.
+fn torch_cuda(spec: &str, indexes: &[String]) -> Option<String> {
+    let spec = spec.to_ascii_lowercase().replace("%2b", "+");
+    let from_spec = spec
+        .split_once("+cu")
+        .map(|(_, rest)| rest.split(|c: char| !c.is_ascii_digit()).next());
+    let tag = match from_spec {
+        Some(digits) => digits?.to_string(),
+        None => {
+            if !indexes.iter().all(|i| is_fixed(i)) {
+                return None;
+            }
+            let mut tags = indexes.iter().filter_map(|i| {
+                let last = i.trim_end_matches('/').rsplit('/').next()?;
+                let digits = last.to_ascii_lowercase().strip_prefix("cu")?.to_string();
+                digits.chars().all(|c| c.is_ascii_digit()).then_some(digits)
+            });
+            let tag = tags.next()?;
+            // Two CUDA indexes: pip takes the best wheel of both.
+            if tags.next().is_some() {
+                return None;
+            }
+            tag
+        }
+    };
+    if !(2..=3).contains(&tag.len()) {
+        return None;
+    }
+    let (major, minor) = tag.split_at(tag.len() - 1);
+    Some(format!("{major}.{minor}"))
 }
 
 /// An install from a list, as a command: `pip install -r requirements.txt`,

@@ -20,6 +20,7 @@ mod host;
 pub mod images;
 mod names;
 mod python;
+mod stage_at;
 mod system;
 
 use std::path::{Path, PathBuf};
@@ -55,6 +56,12 @@ pub struct ProbeOptions {
     /// An unpacked image filesystem; `None` with no Dockerfile means `/`.
     pub root: Option<PathBuf>,
     pub dockerfile: Option<DockerfileSource>,
+    /// A line of the Dockerfile whose stage the stage facts describe, as
+    /// the stage was when that line ran: a build log's failed `RUN`. The
+    /// image flavour, `ENV`s, nvcc and torch then come from that stage and
+    /// the lines before it, not from the final stage. `None`: the final
+    /// stage, whole.
+    pub dockerfile_line: Option<usize>,
 }
 
 /// Where the Dockerfile to probe comes from.
@@ -358,7 +365,10 @@ fn probe_all(
     let env: Option<diag_facts::EnvLookup<'_>> = if live { Some(&env) } else { None };
     findings.diag = diag_facts::probe(
         root.as_ref().map(|(r, f)| (r, *f)),
-        findings.dockerfile.as_ref(),
+        findings
+            .dockerfile
+            .as_ref()
+            .map(|file| (file, options.dockerfile_line)),
         env,
         &mut findings.notes,
     );
