@@ -941,6 +941,60 @@ COPY --from=build /usr/local/lib/python3.10 /usr/local/lib/python3.10\n";
     }
 }
 
+/// Pattern: the Dockerfile installs what the failed step lacked, but only
+/// after it (or in another stage). `pip install ninja` below a `RUN` that
+/// failed with `Ninja is required` does not rule out "ninja is not
+/// installed"; the same install above the step does.
+#[test]
+fn a_build_log_counts_only_the_installs_above_its_failed_step() {
+    let home = common::home();
+    let log = "#7 [4/5] RUN python3 build_ext.py\n\
+#7 2.114 Traceback (most recent call last):\n\
+#7 2.120 RuntimeError: Ninja is required to load C++ extensions\n\
+#7 ERROR: process \"/bin/sh -c python3 build_ext.py\" did not complete successfully: exit code: 1\n\
+ERROR: failed to solve: process \"/bin/sh -c python3 build_ext.py\" did not complete successfully: exit code: 1\n";
+    let verdict = |dockerfile: &str| {
+        let context = tempfile::tempdir().unwrap();
+        std::fs::write(context.path().join("Dockerfile"), dockerfile).unwrap();
+        let out = common::lore(&home)
+            .current_dir(context.path())
+            .args(["diagnose", "--json", "-"])
+            .write_stdin(log)
+            .output()
+            .unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let cause = json["causes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| {
+                c["text"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("ninja is not installed")
+            })
+            .unwrap_or_else(|| panic!("{json}"))
+            .clone();
+        (
+            cause["verdict"].as_str().unwrap().to_string(),
+            cause["evidence"].to_string(),
+        )
+    };
+    let head = "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\n\
+RUN apt-get update && apt-get install -y python3-pip\n";
+    let after = format!("{head}RUN python3 build_ext.py\nRUN pip install ninja\n");
+    let (v, evidence) = verdict(&after);
+    assert_eq!(v, "unknown", "{evidence}");
+    assert!(!evidence.contains("Dockerfile:4"), "{evidence}");
+    let before = format!("{head}RUN pip install ninja==1.11.1.1\nRUN python3 build_ext.py\n");
+    let (v, evidence) = verdict(&before);
+    assert_eq!(v, "ruled-out", "{evidence}");
+    assert!(
+        evidence.contains("Dockerfile:3 (pip install ninja==1.11.1.1)"),
+        "{evidence}"
+    );
+}
+
 /// The same log where no Dockerfile here holds its step (lore run from
 /// another folder, or the build used `-f other/Dockerfile`): nothing is
 /// probed, so no cause is claimed to hold or ruled out on the machine's

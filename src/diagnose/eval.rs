@@ -635,30 +635,6 @@ fn run_test(test: &Test, ctx: &Context) -> Evaluation {
     }
 }
 
-/// Installs a Dockerfile names: `stage 0 (x): pip torch==2.5.1 flash-attn`.
-fn dockerfile_installs<'c>(ctx: &'c Context, tool: &str, name: &str) -> Vec<&'c Fact> {
-    let wanted = normalise(name);
-    ctx.values("dockerfile.install")
-        .into_iter()
-        .filter(|f| {
-            let Some((_, rest)) = f.value.split_once(": ") else {
-                return false;
-            };
-            let mut words = rest.split_whitespace();
-            words.next() == Some(tool) && words.any(|w| normalise(package_name(w)) == wanted)
-        })
-        .collect()
-}
-
-/// `torch==2.5.1`, `"flash-attn>=2"`, `torch[extra]` → the name.
-fn package_name(spec: &str) -> &str {
-    let spec = spec.trim_matches(|c| c == '"' || c == '\'');
-    let end = spec
-        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.'))
-        .unwrap_or(spec.len());
-    &spec[..end]
-}
-
 fn package_test(name: &str, ctx: &Context) -> Evaluation {
     let wanted = normalise(name);
     let mut found = Vec::new();
@@ -676,9 +652,6 @@ fn package_test(name: &str, ctx: &Context) -> Evaluation {
                 found.extend(f.evidence.iter().cloned());
             }
         }
-    }
-    for f in dockerfile_installs(ctx, "pip", name) {
-        found.extend(f.evidence.iter().cloned());
     }
     if !found.is_empty() {
         return Evaluation::new(Verdict::Holds, format!("{name} is installed"), found);
@@ -749,9 +722,6 @@ fn apt_test(name: &str, ctx: &Context) -> Evaluation {
         if f.value.split_whitespace().next() == Some(name) {
             found.extend(f.evidence.iter().cloned());
         }
-    }
-    for f in dockerfile_installs(ctx, "apt-get", name) {
-        found.extend(f.evidence.iter().cloned());
     }
     if !found.is_empty() {
         return Evaluation::new(

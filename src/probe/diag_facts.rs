@@ -953,8 +953,9 @@ fn from_dockerfile(file: &Dockerfile, line: Option<usize>, files: bool, out: &mu
     }
 }
 
-/// `nvcc`, `cuda-toolkit`, `torch`, `torch.cuda` and `torch.install` as a
-/// stage had them at `line` (`stage_at`), where the Dockerfile settles them.
+/// `nvcc`, `cuda-toolkit`, the installed `package`s and `apt-package`s,
+/// `torch`, `torch.cuda` and `torch.install` as a stage had them at `line`
+/// (`stage_at`), where the Dockerfile settles them.
 fn stage_tools(file: &Dockerfile, stage: &Stage, line: Option<usize>, out: &mut Vec<Fact>) {
     if let Some(c) = stage_at::compiler(file, stage, line) {
         if c.present {
@@ -969,6 +970,14 @@ fn stage_tools(file: &Dockerfile, stage: &Stage, line: Option<usize>, out: &mut 
                 c.evidence,
             ));
         }
+    }
+    for p in stage_at::packages(file, stage, line) {
+        let value = match p.version {
+            Some(v) => format!("{} {v}", p.name),
+            None => p.name,
+        };
+        let name = if p.apt { "apt-package" } else { "package" };
+        out.push(fact(name, value, p.evidence));
     }
     match stage_at::torch(file, stage, line) {
         Some(stage_at::Torch::Absent { evidence }) => {

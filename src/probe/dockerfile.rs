@@ -295,11 +295,11 @@ fn is_archive(spec: &str) -> bool {
         .any(|e| lower.ends_with(e))
 }
 
-fn is_wheel(spec: &str) -> bool {
+pub(super) fn is_wheel(spec: &str) -> bool {
     spec.to_ascii_lowercase().ends_with(".whl")
 }
 
-fn is_path(spec: &str) -> bool {
+pub(super) fn is_path(spec: &str) -> bool {
     spec.starts_with('.')
         || spec.starts_with('/')
         || spec.starts_with('~')

@@ -8,7 +8,9 @@
 //! a shell `case` or `if`, a requirements file the Dockerfile does not show,
 //! or a base image the image table does not know leaves the answer unknown.
 
-use super::dockerfile::{Base, Dockerfile, InstallTool, Stage, TorchRoute, Via};
+use super::dockerfile::{
+    Base, Dockerfile, InstallTool, Stage, TorchRoute, Via, is_path, is_wheel, package_name,
+};
 use super::images::{self, TorchIn};
 
 /// Whether a stage had nvcc.
@@ -118,7 +120,7 @@ pub fn compiler(file: &Dockerfile, stage: &Stage, line: Option<usize>) -> Option
 
 /// `cuda-nvcc-12-4`, `cuda-toolkit-12-4`, `cuda-12-4` → `12.4`.
 fn toolkit_version(spec: &str) -> Option<String> {
-    let name = super::dockerfile::package_name(spec);
+    let name = package_name(spec);
     let rest = [
         "cuda-nvcc-",
         "cuda-toolkit-",
@@ -131,6 +133,63 @@ fn toolkit_version(spec: &str) -> Option<String> {
     let (major, minor) = rest.split_once('-')?;
     let digits = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit());
     (digits(major) && digits(minor)).then(|| format!("{major}.{minor}"))
+}
+
+/// A package the installs of a stage had put in by a line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Package {
+    /// An apt package (else a Python or conda one).
+    pub apt: bool,
+    /// Lower case, `_` as `-`: `flash-attn`.
+    pub name: String,
+    /// The version the install pins: `==2.7.4`, conda's `=12.4`, apt's `=1.11.1-1`.
+    pub version: Option<String>,
+    /// `Dockerfile:5 (pip install ninja)`.
+    pub evidence: String,
+}
+
+/// The packages `stage` had installed, by name, when its instruction at
+/// `line` started (`None`: the whole stage): pip, uv, poetry, pipenv,
+/// conda and apt-get installs outside shell branches, in the stage and the
+/// stages it is built on. Local folders and URLs are left out (their
+/// names are not in the command).
+pub fn packages(file: &Dockerfile, stage: &Stage, line: Option<usize>) -> Vec<Package> {
+    let mut out = Vec::new();
+    let mut lineage = file.lineage(stage);
+    lineage.reverse();
+    for s in lineage {
+        for i in s
+            .installs
+            .iter()
+            .filter(|i| i.branch.is_none() && ran(s, stage, line, i.line))
+        {
+            let apt = i.tool == InstallTool::Apt;
+            if !(apt || i.tool.is_python() || i.tool == InstallTool::Conda) {
+                continue;
+            }
+            for spec in &i.packages {
+                let spec_text = spec.trim_matches(|c| c == '"' || c == '\'');
+                if spec_text.contains("://")
+                    || spec_text.starts_with("git+")
+                    || (is_path(spec_text) && !is_wheel(spec_text))
+                {
+                    continue;
+                }
+                out.push(Package {
+                    apt,
+                    name: package_name(spec),
+                    version: pinned(spec),
+                    evidence: format!(
+                        "{}:{} ({} install {spec})",
+                        file.path,
+                        i.line,
+                        i.tool.name()
+                    ),
+                });
+            }
+        }
+    }
+    out
 }
 
 /// Which torch `stage` had when its instruction at `line` started (`None`:
@@ -350,6 +409,30 @@ mod tests {
         let after = compiler(&file, last, None).unwrap();
         assert!(after.present);
         assert_eq!(after.version.as_deref(), Some("12.4"));
+    }
+
+    #[test]
+    fn packages_installed_before_the_line() {
+        let file = parse(
+            "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04 AS build\n\
+             RUN apt-get install -y ninja-build=1.10.1-1 && pip install \"ninja==1.11.1\" ./local git+https://github.com/x/y\n\
+             RUN if [ \"$A\" = 1 ]; then pip install packaging; fi\n\
+             FROM build\n\
+             RUN pip install flash-attn\n\
+             RUN pip install wheel\n",
+        );
+        let shown: Vec<(bool, String, Option<String>)> =
+            packages(&file, file.stage_at(5).unwrap(), Some(5))
+                .into_iter()
+                .map(|p| (p.apt, p.name, p.version))
+                .collect();
+        assert_eq!(
+            shown,
+            [
+                (true, "ninja-build".into(), Some("1.10.1-1".into())),
+                (false, "ninja".into(), Some("1.11.1".into())),
+            ]
+        );
     }
 
     #[test]
