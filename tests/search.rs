@@ -418,6 +418,40 @@ fn a_pasted_build_log_finds_its_error() {
     );
 }
 
+/// Pattern: a traceback copied from `docker compose up`, each line behind
+/// its container's padded name (`trainer-1  | `), and from `kubectl logs
+/// --prefix` (`[pod/trainer-0/main] `). The prefixes are not the program's
+/// words: the paste finds what the bare traceback finds.
+#[test]
+fn container_log_prefixes_do_not_change_what_a_paste_finds() {
+    let index = shipped();
+    let bare = "Traceback (most recent call last):
+  File \"/app/train.py\", line 12, in <module>
+    model = model.cuda()
+  File \"/usr/local/lib/python3.10/dist-packages/torch/cuda/__init__.py\", line 293, in _lazy_init
+    torch._C._cuda_init()
+RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx
+";
+    let places = |text: &str| {
+        index
+            .query(text, 3)
+            .iter()
+            .map(|h| format!("{}#{}", h.path, h.anchor))
+            .collect::<Vec<_>>()
+    };
+    let want = places(bare);
+    assert_eq!(want.len(), 3);
+    for prefix in [
+        "trainer-1  | ",
+        "app_trainer_1  | ",
+        "[pod/trainer-0/main] ",
+    ] {
+        let mut pasted: String = bare.lines().map(|l| format!("{prefix}{l}\r\n")).collect();
+        pasted.push_str("trainer-1 exited with code 1\r\n");
+        assert_eq!(places(&pasted), want, "{prefix}");
+    }
+}
+
 /// torchrun prints each rank's error under a `[rankN]:` prefix and then its
 /// own `ChildFailedError` summary, which only names the child. Pasted
 /// whole, the log is answered by the rank's error: here NCCL's detail after

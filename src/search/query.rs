@@ -447,6 +447,23 @@ pub(crate) fn strip_leading_marker(line: &str) -> &str {
             return &line[end + 1..];
         }
     }
+    // `trainer-1  | ` (Docker Compose v2) or `app_trainer_1  | ` (v1): the
+    // container's name, padded, before each line `compose up` and `compose
+    // logs` print. The replica number makes it a container's name.
+    if let Some((name, rest)) = line.split_once(" |")
+        && (rest.is_empty() || rest.starts_with(' '))
+        && is_compose_container(name.trim_end())
+    {
+        return rest;
+    }
+    // `[pod/trainer-0/main] ` (`kubectl logs --prefix`).
+    if let Some(rest) = line.strip_prefix("[pod/")
+        && let Some((inside, after)) = rest.split_once("] ")
+        && inside.matches('/').count() == 1
+        && !inside.contains(char::is_whitespace)
+    {
+        return after;
+    }
     // `[rank0]:` (torch.distributed prefixes every line of a rank's output).
     if let Some(rest) = line.strip_prefix("[rank")
         && let Some((n, after)) = rest.split_once("]:")
@@ -468,6 +485,22 @@ pub(crate) fn strip_leading_marker(line: &str) -> &str {
         return after.trim_start().strip_prefix(':').unwrap_or(after);
     }
     line
+}
+
+/// `trainer-1`, `app_trainer_1`, `my.app-gpu-12`: a name of letters,
+/// digits, `-`, `_` and `.` ending in `-N` or `_N`, as Compose names the
+/// containers of a service.
+fn is_compose_container(name: &str) -> bool {
+    let Some((service, replica)) = name.rsplit_once(['-', '_']) else {
+        return false;
+    };
+    !service.is_empty()
+        && service.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && service
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && !replica.is_empty()
+        && replica.bytes().all(|b| b.is_ascii_digit())
 }
 
 fn is_number(text: &str) -> bool {
@@ -710,6 +743,34 @@ mod tests {
             "{:?}",
             q.searched
         );
+    }
+
+    /// Pattern: `docker compose up` / `compose logs` output, each line
+    /// behind its container's padded name (`trainer-1  | `, v1's
+    /// `app_trainer_1  | `), and `kubectl logs --prefix`'s `[pod/NAME/CONTAINER] `.
+    /// The prefix is not the program's words: the line reads as printed.
+    /// A table row or a shell pipe is not such a prefix.
+    #[test]
+    fn compose_and_kubectl_log_prefixes_are_markers() {
+        for line in [
+            "trainer-1  | RuntimeError: Found no NVIDIA driver on your system.",
+            "app_trainer_1  | RuntimeError: Found no NVIDIA driver on your system.",
+            "[pod/trainer-0/main] RuntimeError: Found no NVIDIA driver on your system.",
+        ] {
+            assert_eq!(
+                strip_markers(line),
+                "RuntimeError: Found no NVIDIA driver on your system.",
+                "{line}"
+            );
+        }
+        assert_eq!(strip_markers("trainer-1  |"), "");
+        for kept in [
+            "| NVIDIA-SMI 550.54.15 | Driver Version: 550.54.15 |",
+            "nvidia-smi | grep CUDA",
+            "cuda-12.4 | y",
+        ] {
+            assert_eq!(strip_markers(kept), kept, "{kept}");
+        }
     }
 
     /// A question of several paragraphs is the user's words, every one of
