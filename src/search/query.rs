@@ -456,6 +456,10 @@ pub(crate) fn strip_leading_marker(line: &str) -> &str {
     {
         return rest;
     }
+    // `Mar  1 14:02:11 gpu-node-3 python[9141]: ` (syslog, `journalctl`).
+    if let Some(rest) = after_syslog_prefix(line) {
+        return rest;
+    }
     // `[pod/trainer-0/main] ` (`kubectl logs --prefix`).
     if let Some(rest) = line.strip_prefix("[pod/")
         && let Some((inside, after)) = rest.split_once("] ")
@@ -485,6 +489,43 @@ pub(crate) fn strip_leading_marker(line: &str) -> &str {
         return after.trim_start().strip_prefix(':').unwrap_or(after);
     }
     line
+}
+
+/// What follows the date and host of the traditional syslog prefix that
+/// `journalctl` and `/var/log/syslog` put before each message: `Mmm dd
+/// hh:mm:ss host ` (the day padded with a space below 10), when an
+/// `ident[pid]: ` or `ident: ` follows. The ident is kept: it names the
+/// program (`ollama[2453]: `, `kernel: `), which the search can use.
+fn after_syslog_prefix(line: &str) -> Option<&str> {
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let rest = MONTHS
+        .iter()
+        .find_map(|m| line.strip_prefix(m))?
+        .strip_prefix(' ')?
+        .trim_start();
+    let (day, rest) = rest.split_once(' ')?;
+    let (time, rest) = rest.split_once(' ')?;
+    let (host, rest) = rest.split_once(' ')?;
+    let (ident, _) = rest.split_once(": ")?;
+    let clock = time.len() == 8
+        && time.bytes().enumerate().all(|(i, b)| {
+            if i == 2 || i == 5 {
+                b == b':'
+            } else {
+                b.is_ascii_digit()
+            }
+        });
+    let ident_ok = !ident.is_empty()
+        && !ident.contains(char::is_whitespace)
+        && ident.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '(');
+    (matches!(day.len(), 1 | 2)
+        && day.bytes().all(|b| b.is_ascii_digit())
+        && clock
+        && !host.is_empty()
+        && ident_ok)
+        .then_some(rest)
 }
 
 /// `trainer-1`, `app_trainer_1`, `my.app-gpu-12`: a name of letters,
@@ -747,7 +788,8 @@ mod tests {
 
     /// Pattern: `docker compose up` / `compose logs` output, each line
     /// behind its container's padded name (`trainer-1  | `, v1's
-    /// `app_trainer_1  | `), and `kubectl logs --prefix`'s `[pod/NAME/CONTAINER] `.
+    /// `app_trainer_1  | `), `kubectl logs --prefix`'s `[pod/NAME/CONTAINER] `,
+    /// and the syslog prefix of `journalctl` and `/var/log/syslog`.
     /// The prefix is not the program's words: the line reads as printed.
     /// A table row or a shell pipe is not such a prefix.
     #[test]
@@ -764,6 +806,21 @@ mod tests {
             );
         }
         assert_eq!(strip_markers("trainer-1  |"), "");
+        // syslog / journalctl's short format, with and without a pid.
+        assert_eq!(
+            strip_markers("Mar  1 14:02:11 gpu-node-3 python[9141]: RuntimeError: x"),
+            "python[9141]: RuntimeError: x"
+        );
+        assert_eq!(
+            strip_markers(
+                "Nov 28 09:15:42 dgx01 kernel: NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus."
+            ),
+            "kernel: NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus."
+        );
+        assert_eq!(
+            strip_markers("May the 4th be: with you"),
+            "May the 4th be: with you"
+        );
         for kept in [
             "| NVIDIA-SMI 550.54.15 | Driver Version: 550.54.15 |",
             "nvidia-smi | grep CUDA",
