@@ -995,6 +995,43 @@ RUN apt-get update && apt-get install -y python3-pip\n";
     );
 }
 
+/// Pattern: the build failed in CI and the log comes from `gh run view
+/// --log` (each line behind the job's and step's names and a timestamp,
+/// tab-separated) or from GitHub Actions' raw log (a timestamp before each
+/// line). The prefixes are not the build's words: the diagnosis is the one
+/// of the bare log.
+#[test]
+fn a_build_log_from_github_actions_is_read_as_the_bare_log() {
+    let home = common::home();
+    let context = common::fixture("build-context");
+    let bare = std::fs::read_to_string(context.join("build.log")).unwrap();
+    let diagnose = |log: String| {
+        let out = common::lore(&home)
+            .current_dir(&context)
+            .args(["diagnose", "--json", "-"])
+            .write_stdin(log)
+            .output()
+            .unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (json["sections"].clone(), json["causes"].clone())
+    };
+    let want = diagnose(bare.clone());
+    assert!(!want.0.as_array().unwrap().is_empty());
+    let stamped = |i: usize| format!("2026-03-01T14:02:{:02}.5300000Z", i % 60);
+    let gh: String = bare
+        .lines()
+        .enumerate()
+        .map(|(i, l)| format!("build\tBuild image\t{} {l}\n", stamped(i)))
+        .collect();
+    let raw: String = bare
+        .lines()
+        .enumerate()
+        .map(|(i, l)| format!("{} {l}\r\n", stamped(i)))
+        .collect();
+    assert_eq!(diagnose(gh), want);
+    assert_eq!(diagnose(raw), want);
+}
+
 /// The same log where no Dockerfile here holds its step (lore run from
 /// another folder, or the build used `-f other/Dockerfile`): nothing is
 /// probed, so no cause is claimed to hold or ruled out on the machine's

@@ -456,6 +456,18 @@ pub(crate) fn strip_leading_marker(line: &str) -> &str {
     {
         return rest;
     }
+    // `2026-03-01T14:02:11.5300000Z ` (GitHub Actions' raw log, `docker logs
+    // -t`, `kubectl logs --timestamps`), and `gh run view --log`'s `JOB<TAB>STEP<TAB>`
+    // before it.
+    if let Some(rest) = after_timestamp(line) {
+        return rest;
+    }
+    if let Some((_, rest)) = line.split_once('\t')
+        && let Some((_, rest)) = rest.split_once('\t')
+        && let Some(after) = after_timestamp(rest)
+    {
+        return after;
+    }
     // `Mar  1 14:02:11 gpu-node-3 python[9141]: ` (syslog, `journalctl`).
     if let Some(rest) = after_syslog_prefix(line) {
         return rest;
@@ -489,6 +501,50 @@ pub(crate) fn strip_leading_marker(line: &str) -> &str {
         return after.trim_start().strip_prefix(':').unwrap_or(after);
     }
     line
+}
+
+/// What follows an RFC 3339 timestamp in UTC or with an offset, and a space:
+/// `2026-03-01T14:02:11Z`, `…11.5300000Z`, `…11.530000000+01:00`.
+fn after_timestamp(line: &str) -> Option<&str> {
+    let (stamp, rest) = line.split_once(' ')?;
+    let b = stamp.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    let shape = b.len() >= 20
+        && digits(0..4)
+        && b[4] == b'-'
+        && digits(5..7)
+        && b[7] == b'-'
+        && digits(8..10)
+        && b[10] == b'T'
+        && digits(11..13)
+        && b[13] == b':'
+        && digits(14..16)
+        && b[16] == b':'
+        && digits(17..19);
+    if !shape {
+        return None;
+    }
+    let mut zone = &stamp[19..];
+    if let Some(fraction) = zone.strip_prefix('.') {
+        let n = fraction.len()
+            - fraction
+                .trim_start_matches(|c: char| c.is_ascii_digit())
+                .len();
+        if n == 0 {
+            return None;
+        }
+        zone = &fraction[n..];
+    }
+    let offset = |z: &str| {
+        let z = z.as_bytes();
+        z.len() == 6
+            && matches!(z[0], b'+' | b'-')
+            && z[1..3].iter().all(u8::is_ascii_digit)
+            && z[3] == b':'
+            && z[4..6].iter().all(u8::is_ascii_digit)
+    };
+    (zone == "Z" || offset(zone)).then_some(rest)
 }
 
 /// What follows the date and host of the traditional syslog prefix that
@@ -806,6 +862,23 @@ mod tests {
             );
         }
         assert_eq!(strip_markers("trainer-1  |"), "");
+        // RFC 3339 timestamps (GitHub Actions, `docker logs -t`), and `gh
+        // run view --log`'s job and step before one.
+        for line in [
+            "2026-03-01T14:02:11.5300000Z #8 6.560 error: subprocess-exited-with-error",
+            "2026-03-01T14:02:11.530000000+01:00 #8 6.560 error: subprocess-exited-with-error",
+            "build\tBuild image\t2026-03-01T14:02:11Z #8 6.560 error: subprocess-exited-with-error",
+        ] {
+            assert_eq!(
+                strip_markers(line),
+                "error: subprocess-exited-with-error",
+                "{line}"
+            );
+        }
+        assert_eq!(
+            strip_markers("2026-03-01 14:02:11 started"),
+            "2026-03-01 14:02:11 started"
+        );
         // syslog / journalctl's short format, with and without a pid.
         assert_eq!(
             strip_markers("Mar  1 14:02:11 gpu-node-3 python[9141]: RuntimeError: x"),
