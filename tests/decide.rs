@@ -35,7 +35,12 @@ fn lists_the_trees() {
         .collect();
     assert_eq!(
         ids,
-        ["cuda-install-method", "devel-as-runtime", "need-cupti"]
+        [
+            "cuda-install-method",
+            "devel-as-runtime",
+            "need-cupti",
+            "torch-cuda-build"
+        ]
     );
     assert!(
         stdout.contains("need-cupti           Do I need CUPTI in this image?\n"),
@@ -49,7 +54,7 @@ fn lists_the_trees() {
     );
     let list = json(&["decide", "--json"]);
     let list = list.as_array().unwrap();
-    assert_eq!(list.len(), 3);
+    assert_eq!(list.len(), 4);
     assert_eq!(list[2]["id"], "need-cupti");
     assert_eq!(list[2]["title"], "Do I need CUPTI in this image?");
 }
@@ -221,7 +226,7 @@ fn unknown_tree_question_or_option_is_exit_2_naming_the_valid_ones() {
         .code(2)
         .stdout("")
         .stderr(
-            "lore: error: no decision tree `need-cuptii` (trees: cuda-install-method, devel-as-runtime, need-cupti)\n",
+            "lore: error: no decision tree `need-cuptii` (trees: cuda-install-method, devel-as-runtime, need-cupti, torch-cuda-build)\n",
         );
     lore(&home)
         .args(["decide", "devel-as-runtime", "--answer", "purpose=fun"])
@@ -512,4 +517,77 @@ fn only_the_walked_tree_runs_its_tests() {
         stdout.contains("test 1: expects `q`, which is not an outcome"),
         "{stdout}"
     );
+}
+
+/// A machine's `/proc/driver/nvidia`: the kernel module's version and one
+/// `information` file per GPU model.
+fn gpu_root(driver: &str, models: &[&str]) -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    let nvidia = root.path().join("proc/driver/nvidia");
+    std::fs::create_dir_all(&nvidia).unwrap();
+    std::fs::write(
+        nvidia.join("version"),
+        format!("NVRM version: NVIDIA UNIX x86_64 Kernel Module  {driver}  Tue Mar  5 22:23:56 UTC 2024\nGCC version:  gcc version 12.3.0\n"),
+    )
+    .unwrap();
+    for (i, model) in models.iter().enumerate() {
+        let gpu = nvidia.join(format!("gpus/0000:0{i}:00.0"));
+        std::fs::create_dir_all(&gpu).unwrap();
+        std::fs::write(
+            gpu.join("information"),
+            format!("Model: \t\t {model}\nIRQ:   \t\t 130\nBus Type: \t PCIe\n"),
+        )
+        .unwrap();
+    }
+    root
+}
+
+/// "Which PyTorch build fits my GPU and driver?" answered from the machine:
+/// the GPU's model gives its generation, the kernel module's version the
+/// CUDA major it runs. An RTX 5090 on a 570 driver needs cu128 (the first
+/// CUDA 12 builds with Blackwell code); a Tesla P40 on a 580 driver cu126
+/// (cu130 has no Pascal code, though the driver runs CUDA 13); an H100 on
+/// 580 cu130. A model lore does not know, or two generations, are asked.
+#[test]
+fn torch_cuda_build_is_answered_from_the_gpu_and_the_driver() {
+    let walk = |driver: &str, models: &[&str]| {
+        let root = gpu_root(driver, models);
+        let path = root.path().to_str().unwrap().to_string();
+        json(&[
+            "decide",
+            "torch-cuda-build",
+            "--probe",
+            "--root",
+            &path,
+            "--json",
+        ])
+    };
+    let out = walk("570.124.06", &["NVIDIA GeForce RTX 5090"]);
+    assert_eq!(out["outcome"]["id"], "cu128-blackwell", "{out}");
+    assert_eq!(out["path"][0]["answer"], "blackwell");
+    assert_eq!(out["path"][0]["source"], "probe");
+    assert!(
+        out["path"][0]["evidence"][0]
+            .as_str()
+            .unwrap()
+            .ends_with("proc/driver/nvidia/gpus/0000:00:00.0/information:1"),
+        "{out}"
+    );
+    assert_eq!(out["path"][1]["question"], "driver-blackwell");
+    assert_eq!(out["path"][1]["answer"], "12");
+
+    let out = walk("580.95.05", &["Tesla P40"]);
+    assert_eq!(out["outcome"]["id"], "cu126-older-gpu", "{out}");
+    let out = walk(
+        "580.95.05",
+        &["NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3"],
+    );
+    assert_eq!(out["outcome"]["id"], "cu130", "{out}");
+
+    // Two generations in one machine: which one runs the code is the user's.
+    let out = walk("580.95.05", &["NVIDIA H100 80GB HBM3", "Tesla P40"]);
+    assert_eq!(out["status"], "question", "{out}");
+    assert_eq!(out["question"]["id"], "gpu", "{out}");
+    let out = walk("580.95.05", &["NVIDIA Imaginary 9000"]);
+    assert_eq!(out["question"]["id"], "gpu", "{out}");
 }

@@ -338,12 +338,17 @@ fn shipped() -> (Corpus, Vec<DecisionTree>) {
 }
 
 #[test]
-fn the_three_mission_trees_ship_and_validate() {
+fn the_mission_trees_ship_and_validate() {
     let (_, trees) = shipped();
     let ids: Vec<&str> = trees.iter().map(|t| t.id.as_str()).collect();
     assert_eq!(
         ids,
-        ["cuda-install-method", "devel-as-runtime", "need-cupti"]
+        [
+            "cuda-install-method",
+            "devel-as-runtime",
+            "need-cupti",
+            "torch-cuda-build"
+        ]
     );
     for tree in &trees {
         assert!(!tree.tests.is_empty(), "{} has no [[tests]]", tree.id);
@@ -488,7 +493,7 @@ fn probe_field_errors() {
     assert_reports(
         "unknown-probe",
         1,
-        "tree.toml:11: error: node `q`: unknown probe `run-nvidia-smi` (built-in probes: torch-install, torch-wheel, cupti-import, final-base, install-target, host-driver, nvidia-cuda-base, custom-cuda)",
+        "tree.toml:11: error: node `q`: unknown probe `run-nvidia-smi` (built-in probes: torch-install, torch-wheel, cupti-import, final-base, install-target, host-driver, nvidia-cuda-base, custom-cuda, gpu-generation, driver-cuda)",
     );
     assert_reports(
         "probe-answer-not-option",

@@ -97,6 +97,24 @@ pub const PROBES: &[Probe] = &[
         summary: "compile steps in the Dockerfile (nvcc, cmake, make, a PyTorch checkout, a project built with TORCH_CUDA_ARCH_LIST or FORCE_CUDA) where a CUDA compiler is, or a source-built torch in the image",
         settle: custom_cuda,
     },
+    Probe {
+        name: "gpu-generation",
+        answers: &[
+            "blackwell",
+            "turing-hopper",
+            "volta",
+            "maxwell-pascal",
+            "kepler",
+        ],
+        summary: "the GPUs' compute capability, from their model names in /proc/driver/nvidia/gpus (NVIDIA's table as cuda/03 copies it); unsure for models it does not know, Jetson modules, or GPUs of two generations",
+        settle: gpu_generation,
+    },
+    Probe {
+        name: "driver-cuda",
+        answers: &["13", "12", "11", "older"],
+        summary: "the highest CUDA major the loaded NVIDIA kernel module runs, from /proc/driver/nvidia/version (minor-version compatibility: 450 → 11, 525 → 12, 580 → 13)",
+        settle: driver_cuda_major,
+    },
 ];
 
 /// What [`advance`] did: the answers it gave (`question=option`), and why it
@@ -953,4 +971,86 @@ fn custom_cuda_dockerfile(d: &Dockerfile) -> Settled {
     )];
     evidence.extend(no_compiler);
     answer("no", evidence)
+}
+
+// ---- gpu-generation, driver-cuda --------------------------------------------------
+
+/// Which family of PyTorch wheel architectures a compute capability falls
+/// in; `None` for Jetson modules (their own wheels) and unknown numbers.
+fn generation(capability: &str) -> Option<&'static str> {
+    let (major, minor) = capability.split_once('.')?;
+    let (major, minor): (u32, u32) = (major.parse().ok()?, minor.parse().ok()?);
+    match (major, minor) {
+        // Jetson: TX1 5.3, TX2 6.2, Xavier 7.2, Orin 8.7, Thor 11.0.
+        (5, 3) | (6, 2) | (7, 2) | (8, 7) | (11, _) => None,
+        (10..=12, _) => Some("blackwell"),
+        (7, 5..) | (8, _) | (9, _) => Some("turing-hopper"),
+        (7, 0) => Some("volta"),
+        (5 | 6, _) => Some("maxwell-pascal"),
+        (..=3, _) => Some("kepler"),
+        _ => None,
+    }
+}
+
+fn gpu_generation(f: &Findings) -> Settled {
+    let facts = f.facts();
+    let known: Vec<_> = facts
+        .iter()
+        .filter(|x| x.fact == "gpu.capability")
+        .collect();
+    let models = facts.iter().filter(|x| x.fact == "gpu").count();
+    if known.is_empty() {
+        return unsure(if models == 0 {
+            "no GPU found in /proc/driver/nvidia/gpus (no driver loaded, or not the machine that runs the code)"
+        } else {
+            "the GPU's model is not in lore's compute capability table"
+        });
+    }
+    if known.len() < models {
+        return unsure("one of the GPUs' models is not in lore's compute capability table");
+    }
+    let mut found: Option<&str> = None;
+    let mut evidence = Vec::new();
+    for fact in known {
+        let Some(generation) = generation(&fact.value) else {
+            return unsure(format!(
+                "compute capability {} is a Jetson module's or one lore does not place: NVIDIA's JetPack wheels are its own",
+                fact.value
+            ));
+        };
+        if found.is_some_and(|g| g != generation) {
+            return unsure("the GPUs are of two generations: answer for the one the code runs on");
+        }
+        found = Some(generation);
+        evidence.extend(fact.evidence.iter().cloned());
+    }
+    evidence.dedup();
+    match found {
+        Some(generation) => answer(generation, evidence),
+        None => unsure("no GPU found"),
+    }
+}
+
+fn driver_cuda_major(f: &Findings) -> Settled {
+    let facts = f.facts();
+    if let Some(fact) = facts.iter().find(|x| x.fact == "driver.cuda") {
+        let option = match fact.value.as_str() {
+            "13" => "13",
+            "12" => "12",
+            "11" => "11",
+            other => {
+                return unsure(format!(
+                    "driver.cuda {other}: not a CUDA major this tree knows"
+                ));
+            }
+        };
+        return answer(option, fact.evidence.clone());
+    }
+    match facts.iter().find(|x| x.fact == "driver") {
+        // A driver too old for minor-version compatibility: before 450.
+        Some(driver) => answer("older", driver.evidence.clone()),
+        None => unsure(
+            "no NVIDIA kernel module loaded here (/proc/driver/nvidia/version): run lore on the machine that runs the code",
+        ),
+    }
 }
