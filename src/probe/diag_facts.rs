@@ -928,8 +928,11 @@ fn from_dockerfile(file: &Dockerfile, line: Option<usize>, files: bool, out: &mu
         // those above the line.
         let mut env: Vec<(&str, &str, usize)> = Vec::new();
         for s in file.lineage(stage).iter().rev() {
-            let ran = |l: usize| s.index != stage.index || line.is_none_or(|line| l < line);
-            for e in s.env.iter().filter(|e| ran(e.line)) {
+            for e in s
+                .env
+                .iter()
+                .filter(|e| stage_at::ran(s, stage, line, e.line))
+            {
                 env.retain(|(n, _, _)| *n != e.name);
                 env.push((&e.name, &e.value, e.line));
             }

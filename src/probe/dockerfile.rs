@@ -74,6 +74,9 @@ pub struct Stage {
     /// stage's `ARG`s: `None` for a value that is not known.
     #[serde(skip)]
     vars: HashMap<String, Option<String>>,
+    /// Each `RUN`'s first and last line (heredoc bodies included).
+    #[serde(skip)]
+    pub(super) runs: Vec<(usize, usize)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -1692,6 +1695,7 @@ fn from(file: &Dockerfile, ins: &Instruction, args: &Vars) -> Stage {
         fetches: Vec::new(),
         workdir,
         vars,
+        runs: Vec::new(),
     }
 }
 
@@ -2226,6 +2230,18 @@ struct RunState {
 }
 
 fn run(stage: &mut Stage, ins: &Instruction) {
+    let last = ins
+        .parts
+        .iter()
+        .map(|(l, _)| *l)
+        .chain(
+            ins.heredocs
+                .iter()
+                .flat_map(|h| h.lines.iter().map(|(l, _)| *l)),
+        )
+        .max()
+        .unwrap_or(ins.line);
+    stage.runs.push((ins.line, last.max(ins.line)));
     // Flags come first: `RUN --mount=type=cache,target=/root/.cache pip …`.
     let tokens = words(&ins.parts);
     let mut flags = Vec::new();

@@ -46,15 +46,34 @@ pub enum Torch {
 /// Whether the instruction at `at` of `stage` had run when the instruction
 /// at `line` of `focus` started: every line of the stages `focus` is built
 /// on, and the lines of `focus` before `line`.
-fn ran(stage: &Stage, focus: &Stage, line: Option<usize>, at: usize) -> bool {
+pub(super) fn ran(stage: &Stage, focus: &Stage, line: Option<usize>, at: usize) -> bool {
     stage.index != focus.index || line.is_none_or(|l| at < l)
+}
+
+/// Whether the line `at` of `stage` is inside the `RUN` that starts at
+/// `line` of `focus`: the failed step itself, which may have failed before
+/// or after that line's command ran.
+fn in_step(stage: &Stage, focus: &Stage, line: Option<usize>, at: usize) -> bool {
+    let Some(start) = line.filter(|_| stage.index == focus.index) else {
+        return false;
+    };
+    stage
+        .runs
+        .iter()
+        .any(|&(first, last)| first == start && (first..=last).contains(&at))
 }
 
 /// Whether `stage` had a CUDA compiler when its instruction at `line`
 /// started (`None`: the whole stage). `None` when the Dockerfile does not
-/// settle it: a base image nothing is known about, or an install inside
-/// one branch of a shell `case` or `if`.
+/// settle it: a base image nothing is known about, an install inside one
+/// branch of a shell `case` or `if`, or one in the failed step itself.
 pub fn compiler(file: &Dockerfile, stage: &Stage, line: Option<usize>) -> Option<Compiler> {
+    if stage
+        .installs_nvcc()
+        .any(|i| in_step(stage, stage, line, i.line))
+    {
+        return None;
+    }
     let mut branched = false;
     for s in file.lineage(stage) {
         for i in s.installs_nvcc().filter(|i| ran(s, stage, line, i.line)) {
@@ -221,6 +240,16 @@ pub fn torch(file: &Dockerfile, stage: &Stage, line: Option<usize>) -> Option<To
             }
         }),
     };
+    // The failed step installs torch itself: it may have failed before or
+    // after that.
+    let names_torch = |i: &super::dockerfile::Install| i.has("torch") || i.has("pytorch");
+    if stage
+        .installs
+        .iter()
+        .any(|i| names_torch(i) && in_step(stage, stage, line, i.line))
+    {
+        return None;
+    }
     let mut lineage = file.lineage(stage);
     lineage.reverse();
     for s in lineage {
@@ -391,16 +420,21 @@ mod tests {
             panic!()
         };
         assert_eq!(cuda, Some(None));
-        // Before line 3, the builder had no torch yet, but pip had run
-        // nothing: the nvidia/cuda image has none.
+        // When line 2 ran, nothing had installed torch and the nvidia/cuda
+        // image has none; line 3 installs it itself, so for it torch is not
+        // told.
         assert!(matches!(
-            torch(&file, build, Some(3)),
+            torch(&file, build, Some(2)),
             Some(Torch::Absent { .. })
         ));
+        assert_eq!(torch(&file, build, Some(3)), None);
 
         let last = file.stage_at(7).unwrap();
         assert_eq!(last.index, 1);
-        let before = compiler(&file, last, Some(7)).unwrap();
+        // Line 7 installs nvcc itself: not told for it. At its FROM the
+        // runtime image had none.
+        assert_eq!(compiler(&file, last, Some(7)), None);
+        let before = compiler(&file, last, Some(6)).unwrap();
         assert!(!before.present, "{before:?}");
         assert_eq!(
             before.evidence,
@@ -409,6 +443,29 @@ mod tests {
         let after = compiler(&file, last, None).unwrap();
         assert!(after.present);
         assert_eq!(after.version.as_deref(), Some("12.4"));
+    }
+
+    /// Pattern: the failed `RUN` installs the compiler or torch itself
+    /// (`apt-get install cuda-nvcc-12-4 && pip install flash-attn`): which
+    /// of its commands failed is not in the log, so neither is told.
+    #[test]
+    fn what_the_failed_step_installs_itself_is_unknown() {
+        let file = parse(
+            "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\n\
+             RUN apt-get update && apt-get install -y python3-pip cuda-nvcc-12-4 \\\n\
+             && pip install torch==2.5.1 flash-attn\n\
+             RUN echo done\n",
+        );
+        let stage = &file.stages[0];
+        assert_eq!(stage.runs, [(2, 3), (4, 4)]);
+        assert_eq!(compiler(&file, stage, Some(2)), None);
+        assert_eq!(torch(&file, stage, Some(2)), None);
+        // The step after it had both.
+        assert!(compiler(&file, stage, Some(4)).unwrap().present);
+        assert!(matches!(
+            torch(&file, stage, Some(4)),
+            Some(Torch::Installed { .. })
+        ));
     }
 
     #[test]
