@@ -869,6 +869,39 @@ fn a_docker_build_log_is_judged_on_the_dockerfile_holding_its_failed_step() {
     );
 }
 
+/// `lore diagnose --json ARGS… -` run in `dir` with `log` on stdin.
+fn diagnose_json(
+    home: &tempfile::TempDir,
+    dir: &Path,
+    args: &[&std::ffi::OsStr],
+    log: &str,
+) -> serde_json::Value {
+    let out = common::lore(home)
+        .current_dir(dir)
+        .args(["diagnose", "--json"])
+        .args(args)
+        .arg("-")
+        .write_stdin(log.to_string())
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The verdict and the evidence (as JSON text) `lore diagnose --json` gave
+/// the cause whose text contains `text`.
+fn verdict_of(json: &serde_json::Value, text: &str) -> (String, String) {
+    let cause = json["causes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["text"].as_str().unwrap().contains(text))
+        .unwrap_or_else(|| panic!("{text}: {json}"));
+    (
+        cause["verdict"].as_str().unwrap().to_string(),
+        cause["evidence"].to_string(),
+    )
+}
+
 /// Pattern: a multi-stage Dockerfile, a `-devel` builder stage that builds
 /// the extension and a `-runtime` final stage, as the knowledge itself
 /// advises. The same failed step ran in the builder: the final stage's
@@ -893,36 +926,23 @@ RUN pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/cpu\n\
 FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\n\
 COPY --from=build /usr/local/lib/python3.10 /usr/local/lib/python3.10\n";
     std::fs::write(context.path().join("Dockerfile"), dockerfile).unwrap();
-    let found_here = common::lore(&home)
-        .current_dir(context.path())
-        .args(["diagnose", "--json", "-"])
-        .write_stdin(BUILDKIT_LOG.replace("[4/5]", "[build 4/5]"))
-        .output()
-        .unwrap();
+    let found_here = diagnose_json(
+        &home,
+        context.path(),
+        &[],
+        &BUILDKIT_LOG.replace("[4/5]", "[build 4/5]"),
+    );
     // Named with `--dockerfile` from another folder: the same stage.
     let elsewhere = tempfile::tempdir().unwrap();
-    let named = common::lore(&home)
-        .current_dir(elsewhere.path())
-        .args(["diagnose", "--json", "--dockerfile"])
-        .arg(context.path().join("Dockerfile"))
-        .arg("-")
-        .write_stdin(BUILDKIT_LOG)
-        .output()
-        .unwrap();
-    for out in [found_here, named] {
-        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let verdict = |text: &str| {
-            let cause = json["causes"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|c| c["text"].as_str().unwrap().contains(text))
-                .unwrap_or_else(|| panic!("{text}: {json}"));
-            (
-                cause["verdict"].as_str().unwrap().to_string(),
-                cause["evidence"].to_string(),
-            )
-        };
+    let path = context.path().join("Dockerfile");
+    let named = diagnose_json(
+        &home,
+        elsewhere.path(),
+        &["--dockerfile".as_ref(), path.as_os_str()],
+        BUILDKIT_LOG,
+    );
+    for json in [found_here, named] {
+        let verdict = |text: &str| verdict_of(&json, text);
         let (v, evidence) = verdict("runtime or base flavour");
         assert_eq!(v, "ruled-out", "{json}");
         assert!(evidence.contains("Dockerfile:1"), "{evidence}");
@@ -956,29 +976,8 @@ ERROR: failed to solve: process \"/bin/sh -c python3 build_ext.py\" did not comp
     let verdict = |dockerfile: &str| {
         let context = tempfile::tempdir().unwrap();
         std::fs::write(context.path().join("Dockerfile"), dockerfile).unwrap();
-        let out = common::lore(&home)
-            .current_dir(context.path())
-            .args(["diagnose", "--json", "-"])
-            .write_stdin(log)
-            .output()
-            .unwrap();
-        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let cause = json["causes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| {
-                c["text"]
-                    .as_str()
-                    .unwrap()
-                    .starts_with("ninja is not installed")
-            })
-            .unwrap_or_else(|| panic!("{json}"))
-            .clone();
-        (
-            cause["verdict"].as_str().unwrap().to_string(),
-            cause["evidence"].to_string(),
-        )
+        let json = diagnose_json(&home, context.path(), &[], log);
+        verdict_of(&json, "ninja is not installed, neither")
     };
     let head = "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\n\
 RUN apt-get update && apt-get install -y python3-pip\n";
@@ -1006,13 +1005,7 @@ fn a_build_log_from_github_actions_is_read_as_the_bare_log() {
     let context = common::fixture("build-context");
     let bare = std::fs::read_to_string(context.join("build.log")).unwrap();
     let diagnose = |log: String| {
-        let out = common::lore(&home)
-            .current_dir(&context)
-            .args(["diagnose", "--json", "-"])
-            .write_stdin(log)
-            .output()
-            .unwrap();
-        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let json = diagnose_json(&home, &context, &[], &log);
         (json["sections"].clone(), json["causes"].clone())
     };
     let want = diagnose(bare.clone());
