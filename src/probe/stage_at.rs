@@ -1,12 +1,14 @@
 //! A Dockerfile stage as it was when one of its lines ran: whether it had a
-//! CUDA compiler (and which CUDA), and which torch. A build log's failed
-//! `RUN` ran in one stage, with that stage's own earlier instructions and
-//! everything of the stages it is built on; what comes after it, and the
-//! other stages, had no part in it.
+//! CUDA compiler (and which CUDA), which packages its installs had named,
+//! and which torch. A build log's failed `RUN` ran in one stage, with that
+//! stage's own earlier instructions and everything of the stages it is built
+//! on; what comes after it, and the other stages, had no part in it.
 //!
 //! Only what the Dockerfile settles is told: an install inside one branch of
 //! a shell `case` or `if`, a requirements file the Dockerfile does not show,
-//! or a base image the image table does not know leaves the answer unknown.
+//! a base image the image table does not know, or an install in the failed
+//! `RUN` itself (which may have failed before or after it) leaves the answer
+//! unknown.
 
 use super::dockerfile::{
     Base, Dockerfile, InstallTool, Stage, TorchRoute, Via, is_path, is_wheel, package_name,
@@ -50,17 +52,16 @@ pub(super) fn ran(stage: &Stage, focus: &Stage, line: Option<usize>, at: usize) 
     stage.index != focus.index || line.is_none_or(|l| at < l)
 }
 
-/// Whether the line `at` of `stage` is inside the `RUN` that starts at
-/// `line` of `focus`: the failed step itself, which may have failed before
-/// or after that line's command ran.
-fn in_step(stage: &Stage, focus: &Stage, line: Option<usize>, at: usize) -> bool {
-    let Some(start) = line.filter(|_| stage.index == focus.index) else {
-        return false;
-    };
-    stage
-        .runs
-        .iter()
-        .any(|&(first, last)| first == start && (first..=last).contains(&at))
+/// Whether the line `at` of `stage` is inside its `RUN` that starts at
+/// `line`: the failed step itself, which may have failed before or after
+/// that line's command ran.
+fn in_step(stage: &Stage, line: Option<usize>, at: usize) -> bool {
+    line.is_some_and(|start| {
+        stage
+            .runs
+            .iter()
+            .any(|&(first, last)| first == start && (first..=last).contains(&at))
+    })
 }
 
 /// Whether `stage` had a CUDA compiler when its instruction at `line`
@@ -68,10 +69,7 @@ fn in_step(stage: &Stage, focus: &Stage, line: Option<usize>, at: usize) -> bool
 /// settle it: a base image nothing is known about, an install inside one
 /// branch of a shell `case` or `if`, or one in the failed step itself.
 pub fn compiler(file: &Dockerfile, stage: &Stage, line: Option<usize>) -> Option<Compiler> {
-    if stage
-        .installs_nvcc()
-        .any(|i| in_step(stage, stage, line, i.line))
-    {
+    if stage.installs_nvcc().any(|i| in_step(stage, line, i.line)) {
         return None;
     }
     let mut branched = false;
@@ -246,7 +244,7 @@ pub fn torch(file: &Dockerfile, stage: &Stage, line: Option<usize>) -> Option<To
     if stage
         .installs
         .iter()
-        .any(|i| names_torch(i) && in_step(stage, stage, line, i.line))
+        .any(|i| names_torch(i) && in_step(stage, line, i.line))
     {
         return None;
     }
