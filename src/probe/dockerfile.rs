@@ -894,33 +894,29 @@ fn torch_is_cpu(spec: &str, indexes: &[String]) -> Option<bool> {
 /// or `…/whl/cu124` → `12.4`, `cu130` → `13.0`, `cu92` → `9.2`.
 fn torch_cuda(spec: &str, indexes: &[String]) -> Option<String> {
     let spec = spec.to_ascii_lowercase().replace("%2b", "+");
-    let from_spec = spec
-        .split_once("+cu")
-        .map(|(_, rest)| rest.split(|c: char| !c.is_ascii_digit()).next());
-    let tag = match from_spec {
-        Some(digits) => digits?.to_string(),
+    let build = match spec.split_once("+cu") {
+        Some((_, rest)) => {
+            let digits = rest.split(|c: char| !c.is_ascii_digit()).next()?;
+            format!("cu{digits}")
+        }
         None => {
             if !indexes.iter().all(|i| is_fixed(i)) {
                 return None;
             }
-            let mut tags = indexes.iter().filter_map(|i| {
+            let mut builds = indexes.iter().filter_map(|i| {
                 let last = i.trim_end_matches('/').rsplit('/').next()?;
-                let digits = last.to_ascii_lowercase().strip_prefix("cu")?.to_string();
-                digits.chars().all(|c| c.is_ascii_digit()).then_some(digits)
+                let last = last.to_ascii_lowercase();
+                super::python::cuda_of_build(&last).map(|_| last)
             });
-            let tag = tags.next()?;
+            let build = builds.next()?;
             // Two CUDA indexes: pip takes the best wheel of both.
-            if tags.next().is_some() {
+            if builds.next().is_some() {
                 return None;
             }
-            tag
+            build
         }
     };
-    if !(2..=3).contains(&tag.len()) {
-        return None;
-    }
-    let (major, minor) = tag.split_at(tag.len() - 1);
-    Some(format!("{major}.{minor}"))
+    super::python::cuda_of_build(&build)
 }
 
 /// An install from a list, as a command: `pip install -r requirements.txt`,
@@ -3832,6 +3828,29 @@ mod tests {
             ),
             "{routes:?}"
         );
+    }
+
+    #[test]
+    fn the_cuda_a_torch_spec_or_its_index_names() {
+        let idx = |urls: &[&str]| urls.iter().map(|u| u.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            torch_cuda("torch==2.5.1+cu124", &[]).as_deref(),
+            Some("12.4")
+        );
+        assert_eq!(
+            torch_cuda("torch==2.5.1%2Bcu118", &[]).as_deref(),
+            Some("11.8")
+        );
+        let cu130 = idx(&["https://download.pytorch.org/whl/cu130/"]);
+        assert_eq!(torch_cuda("torch", &cu130).as_deref(), Some("13.0"));
+        // Two CUDA indexes, or one the file does not fix: not told.
+        let two = idx(&[
+            "https://download.pytorch.org/whl/cu126",
+            "https://download.pytorch.org/whl/cu128",
+        ]);
+        assert_eq!(torch_cuda("torch", &two), None);
+        assert_eq!(torch_cuda("torch", &idx(&["https://x/whl/cu$CU"])), None);
+        assert_eq!(torch_cuda("torch==2.5.1+cpu", &[]), None);
     }
 
     #[test]

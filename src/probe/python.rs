@@ -282,11 +282,18 @@ fn cuda_of_tag(version: &str) -> Option<Option<String>> {
     if tag == "cpu" || tag.starts_with("cpu.") {
         return Some(None);
     }
-    let digits = tag.strip_prefix("cu")?;
-    if digits.len() < 3 || !digits.chars().all(|c| c.is_ascii_digit()) {
+    cuda_of_build(tag).map(Some)
+}
+
+/// The CUDA a PyTorch build name stands for, as a wheel tag or an index
+/// folder names it: `cu124` → `12.4`, `cu130` → `13.0`, `cu92` → `9.2`.
+pub(super) fn cuda_of_build(build: &str) -> Option<String> {
+    let digits = build.strip_prefix("cu")?;
+    if !(2..=3).contains(&digits.len()) || !digits.chars().all(|c| c.is_ascii_digit()) {
         return None;
     }
-    Some(Some(format!("{}.{}", &digits[..2], &digits[2..])))
+    let (major, minor) = digits.split_at(digits.len() - 1);
+    Some(format!("{major}.{minor}"))
 }
 
 /// `name = 'value'`, `name: Optional[str] = 'value'` or `name = None`:

@@ -503,48 +503,12 @@ pub(crate) fn strip_leading_marker(line: &str) -> &str {
     line
 }
 
-/// What follows an RFC 3339 timestamp in UTC or with an offset, and a space:
-/// `2026-03-01T14:02:11Z`, `…11.5300000Z`, `…11.530000000+01:00`.
+/// What follows an RFC 3339 timestamp (a date, `T`, a time; `variable`'s
+/// timestamp) and a space: `2026-03-01T14:02:11Z `, `…11.5300000Z `,
+/// `…11.530000000+01:00 `.
 fn after_timestamp(line: &str) -> Option<&str> {
     let (stamp, rest) = line.split_once(' ')?;
-    let b = stamp.as_bytes();
-    let digits =
-        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
-    let shape = b.len() >= 20
-        && digits(0..4)
-        && b[4] == b'-'
-        && digits(5..7)
-        && b[7] == b'-'
-        && digits(8..10)
-        && b[10] == b'T'
-        && digits(11..13)
-        && b[13] == b':'
-        && digits(14..16)
-        && b[16] == b':'
-        && digits(17..19);
-    if !shape {
-        return None;
-    }
-    let mut zone = &stamp[19..];
-    if let Some(fraction) = zone.strip_prefix('.') {
-        let n = fraction.len()
-            - fraction
-                .trim_start_matches(|c: char| c.is_ascii_digit())
-                .len();
-        if n == 0 {
-            return None;
-        }
-        zone = &fraction[n..];
-    }
-    let offset = |z: &str| {
-        let z = z.as_bytes();
-        z.len() == 6
-            && matches!(z[0], b'+' | b'-')
-            && z[1..3].iter().all(u8::is_ascii_digit)
-            && z[3] == b':'
-            && z[4..6].iter().all(u8::is_ascii_digit)
-    };
-    (zone == "Z" || offset(zone)).then_some(rest)
+    (stamp.contains('T') && variable::is_timestamp(stamp)).then_some(rest)
 }
 
 /// What follows the date and host of the traditional syslog prefix that
@@ -565,14 +529,7 @@ fn after_syslog_prefix(line: &str) -> Option<&str> {
     let (time, rest) = rest.split_once(' ')?;
     let (host, rest) = rest.split_once(' ')?;
     let (ident, _) = rest.split_once(": ")?;
-    let clock = time.len() == 8
-        && time.bytes().enumerate().all(|(i, b)| {
-            if i == 2 || i == 5 {
-                b == b':'
-            } else {
-                b.is_ascii_digit()
-            }
-        });
+    let clock = time.len() == 8 && variable::is_timestamp(time);
     let ident_ok = !ident.is_empty()
         && !ident.contains(char::is_whitespace)
         && ident.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '(');

@@ -28,7 +28,8 @@ pub fn is_number(term: &str) -> bool {
     !term.is_empty() && term.bytes().all(|b| b.is_ascii_digit())
 }
 
-/// `2024-11-22`, `2024-11-22T10:03:55.123Z`, `10:03:55`, `10:03:55.123`.
+/// `2024-11-22`, `2024-11-22T10:03:55.123Z`, `…T10:03:55+01:00`, `10:03:55`,
+/// `10:03:55.123`.
 pub fn is_timestamp(word: &str) -> bool {
     let w = word.trim_end_matches('Z');
     let is_date = |d: &str| {
@@ -41,7 +42,8 @@ pub fn is_timestamp(word: &str) -> bool {
     };
     let is_time = |t: &str| {
         let t = t.split(['.', ',']).next().unwrap_or(t);
-        let t = t.split(['+']).next().unwrap_or(t);
+        // An offset after the time: `+01:00`, `-05:00`.
+        let t = t.split(['+', '-']).next().unwrap_or(t);
         let parts: Vec<&str> = t.split(':').collect();
         (2..=3).contains(&parts.len())
             && parts
@@ -150,6 +152,7 @@ mod tests {
             "2024-11-22T10:03:55.123Z",
             "10:03:55",
             "20:27:21.426415540",
+            "2026-03-01T14:02:11-05:00",
         ] {
             assert!(is_timestamp(t), "{t}");
         }
