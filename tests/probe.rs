@@ -1301,3 +1301,62 @@ fn a_plain_and_chain_stays_unconditional() {
         .collect();
     assert_eq!(options, ["pip", "cu12"]);
 }
+
+/// The wheel's build is read the way the Dockerfile's `torch` facts read
+/// it. Before, `torch-wheel` parsed the spec again on its own: a `+cu92`
+/// build was skipped, so decide said there was no `pip install torch` at
+/// all; of two CUDA indexes it took the first, though pip takes the best
+/// wheel of both; a ROCm index read as "no build named".
+#[test]
+fn the_torch_wheel_probe_reads_old_cuda_builds_two_indexes_and_rocm_plainly() {
+    use lore::decide::probes::Settled;
+    let unsure = |text: &str| {
+        let (_, settled) = dockerfile_outcome(text, &["torch-wheel"]);
+        match &settled[0] {
+            Settled::Unsure(why) => why.clone(),
+            other => panic!("{text}: {other:?}"),
+        }
+    };
+    let why = unsure(
+        "FROM nvidia/cuda:9.2-runtime-ubuntu18.04\n\
+         RUN pip install torch==1.7.1+cu92 -f https://download.pytorch.org/whl/torch_stable.html\n",
+    );
+    assert!(
+        why.contains("Dockerfile:2") && why.contains("CUDA 9.2"),
+        "{why}"
+    );
+    let why = unsure(
+        "FROM python:3.12\n\
+         RUN pip install torch==2.9.0 --extra-index-url https://download.pytorch.org/whl/cu126 \\\n\
+         \x20   --extra-index-url https://download.pytorch.org/whl/cu130\n",
+    );
+    assert!(why.contains("more than one CUDA index"), "{why}");
+    let why = unsure(
+        "FROM python:3.12\n\
+         RUN pip install torch --index-url https://download.pytorch.org/whl/rocm6.2\n",
+    );
+    assert!(why.contains("ROCm"), "{why}");
+    // A wheel file named for CUDA 11.8 has the CUDA 12 layout's family; the
+    // CUDA 13 index its own.
+    for (text, family) in [
+        (
+            "FROM python:3.10\nRUN pip install /wheels/torch-2.1.0+cu118-cp310-cp310-linux_x86_64.whl\n",
+            "cu12",
+        ),
+        (
+            "FROM python:3.12\nRUN pip install torch==2.9.0 --index-url https://download.pytorch.org/whl/cu130\n",
+            "cu13",
+        ),
+        (
+            "FROM python:3.12\nRUN pip install torch==2.9.0+cpu -f https://download.pytorch.org/whl/torch_stable.html\n",
+            "cpu",
+        ),
+    ] {
+        let (_, settled) = dockerfile_outcome(text, &["torch-wheel"]);
+        assert!(
+            matches!(&settled[0], Settled::Answer { option, .. } if option == family),
+            "{text}: {:?}",
+            settled[0]
+        );
+    }
+}

@@ -10,7 +10,7 @@ use super::{AnswerSource, DecisionTree, Session, Step};
 use crate::probe::images::{self, TorchIn};
 use crate::probe::{
     Base, Branch, BranchKind, BuildKind, Dockerfile, Findings, Found, RootFacts, Stage, Torch,
-    TorchInstall, TorchRoute, Via, classify,
+    TorchInstall, TorchRoute, Via, classify, torch_cuda, torch_is_cpu,
 };
 
 /// One built-in probe.
@@ -497,38 +497,38 @@ fn torch_wheel_dockerfile(d: &Dockerfile) -> Settled {
                 continue;
             };
             let at = format!("{}:{}", d.path, i.line);
-            let spec_l = spec.to_ascii_lowercase();
-            // pip takes the best wheel of all the indexes: one the file does
-            // not fix (`…/cu$(echo …)`, an ARG without a value) may serve
+            // The same reading of `+cu124` / `+cpu` and of the PyTorch index
+            // as the Dockerfile's `torch` facts: pip takes the best wheel of
+            // all the indexes, so one the file does not fix (`…/cu$(echo
+            // …)`, an ARG without a value), or two CUDA ones, may serve
             // either build.
-            let unfixed = i.unfixed_index();
-            let from_index = i
-                .indexes
-                .iter()
-                .filter(|_| unfixed.is_none())
-                .filter_map(|u| {
-                    u.trim_end_matches('/')
-                        .rsplit('/')
-                        .next()
-                        .map(str::to_ascii_lowercase)
-                })
-                .find(|last| last == "cpu" || last.starts_with("cu"));
-            let marker = spec_l
-                .split(['+', '%'])
-                .nth(1)
-                .map(|m| m.trim_start_matches("2b").to_string())
-                .or(from_index);
-            let family = match marker.as_deref() {
-                Some(m) if m.starts_with("cpu") => "cpu",
-                Some(m) if m.starts_with("cu") && m.len() >= 4 => match m.get(2..4) {
-                    Some("11" | "12") => "cu12",
-                    Some("13") => "cu13",
-                    _ => continue,
+            let cpu = torch_is_cpu(spec, &i.indexes);
+            let family = match (cpu, torch_cuda(spec, &i.indexes)) {
+                (Some(true), _) => "cpu",
+                (_, Some(cuda)) => match wheel_family(&cuda) {
+                    Some(family) => family,
+                    None => {
+                        return unsure(format!(
+                            "{at} installs `{spec}`, a build for CUDA {cuda}, which this question does not cover"
+                        ));
+                    }
                 },
                 _ => {
-                    if let Some(index) = unfixed {
+                    if let Some(index) = i.unfixed_index() {
                         return unsure(format!(
                             "{at} installs `{spec}` from `{index}`, an index the Dockerfile does not fix (a command's output or a build argument set at build time): which build it serves is unknown"
+                        ));
+                    }
+                    let rocm = |t: &str| t.to_ascii_lowercase().contains("rocm");
+                    if rocm(spec) || i.indexes.iter().any(|u| rocm(u)) {
+                        return unsure(format!(
+                            "{at} installs `{spec}`, a ROCm build, which this question does not cover"
+                        ));
+                    }
+                    if cpu == Some(false) {
+                        return unsure(format!(
+                            "{at} installs `{spec}` from more than one CUDA index ({}): pip takes the best wheel of all of them",
+                            i.indexes.join(", ")
                         ));
                     }
                     return unsure(format!(

@@ -861,7 +861,7 @@ impl TorchRoute {
 }
 
 /// Whether a torch spec and the indexes it installs from say CPU or CUDA.
-fn torch_is_cpu(spec: &str, indexes: &[String]) -> Option<bool> {
+pub fn torch_is_cpu(spec: &str, indexes: &[String]) -> Option<bool> {
     let spec = spec.to_ascii_lowercase();
     if spec.contains("+cpu") || spec.contains("%2bcpu") {
         return Some(true);
@@ -892,7 +892,7 @@ fn torch_is_cpu(spec: &str, indexes: &[String]) -> Option<bool> {
 
 /// The CUDA a torch spec or its one fixed PyTorch index names: `+cu124`
 /// or `…/whl/cu124` → `12.4`, `cu130` → `13.0`, `cu92` → `9.2`.
-fn torch_cuda(spec: &str, indexes: &[String]) -> Option<String> {
+pub fn torch_cuda(spec: &str, indexes: &[String]) -> Option<String> {
     let spec = spec.to_ascii_lowercase().replace("%2b", "+");
     let build = match spec.split_once("+cu") {
         Some((_, rest)) => {

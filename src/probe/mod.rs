@@ -34,7 +34,7 @@ pub use diag_facts::{
 pub use dockerfile::{
     Base, Branch, BranchKind, Build, BuildKind, CopyFrom, Dockerfile, EnvSetting, Fetch, Flavor,
     Install, InstallTool, NEED_TORCH, Stage, TorchRoute, Via, after_run_flags, classify,
-    parse_dockerfile, read as read_dockerfile, read_piped, run_commands,
+    parse_dockerfile, read as read_dockerfile, read_piped, run_commands, torch_cuda, torch_is_cpu,
 };
 pub use envs::{NamedEnv, PythonEnv, PythonOnPath};
 pub use names::{
