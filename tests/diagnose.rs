@@ -994,6 +994,46 @@ RUN apt-get update && apt-get install -y python3-pip\n";
     );
 }
 
+/// Pattern: CMake finds no CUDA compiler in a `docker build`. An
+/// `nvidia/cuda` image puts `/usr/local/cuda/bin` on `PATH` in its own
+/// `ENV`, so a stage that prepends to it (`ENV PATH=/opt/conda/bin:$PATH`)
+/// keeps nvcc on the path and one that replaces it (`ENV PATH=/usr/bin:/bin`)
+/// loses it; on an image lore does not know, a prepended `PATH` is not
+/// known. Before, every `PATH` of a Dockerfile read as not known.
+#[test]
+fn a_dockerfile_path_is_read_on_top_of_the_cuda_images_own_env() {
+    let home = common::home();
+    let log = "#7 [3/3] RUN cmake -S /src -B /build\n\
+#7 0.512 -- The CUDA compiler identification is unknown\n\
+#7 0.513 CMake Error at CMakeLists.txt:3 (project):\n\
+#7 0.513   No CMAKE_CUDA_COMPILER could be found.\n\
+#7 ERROR: process \"/bin/sh -c cmake -S /src -B /build\" did not complete successfully: exit code: 1\n";
+    let verdict = |dockerfile: &str| {
+        let context = tempfile::tempdir().unwrap();
+        std::fs::write(context.path().join("Dockerfile"), dockerfile).unwrap();
+        let json = diagnose_json(&home, context.path(), &[], log);
+        verdict_of(&json, "/usr/local/cuda/bin is not on PATH")
+    };
+    let devel = "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\n";
+    let (v, evidence) = verdict(&format!(
+        "{devel}ENV PATH=/opt/conda/bin:$PATH\nRUN cmake -S /src -B /build\n"
+    ));
+    assert_eq!(v, "ruled-out", "{evidence}");
+    assert!(evidence.contains("Dockerfile:2"), "{evidence}");
+    let (v, evidence) = verdict(&format!("{devel}RUN cmake -S /src -B /build\n"));
+    assert_eq!(v, "ruled-out", "{evidence}");
+    assert!(evidence.contains("image's own ENV"), "{evidence}");
+    let (v, evidence) = verdict(&format!(
+        "{devel}ENV PATH=/usr/bin:/bin\nRUN cmake -S /src -B /build\n"
+    ));
+    assert_eq!(v, "holds", "{evidence}");
+    let (v, evidence) = verdict(
+        "FROM python:3.11\nRUN apt-get update && apt-get install -y nvidia-cuda-toolkit\n\
+ENV PATH=/opt/venv/bin:$PATH\nRUN cmake -S /src -B /build\n",
+    );
+    assert_eq!(v, "unknown", "{evidence}");
+}
+
 /// Pattern: the build failed in CI and the log comes from `gh run view
 /// --log` (each line behind the job's and step's names and a timestamp,
 /// tab-separated) or from GitHub Actions' raw log (a timestamp before each

@@ -15,7 +15,7 @@
 //! CUDA, GPU model → compute capability, wheel → arch range) copy the
 //! knowledge's sourced tables and name them in the evidence.
 
-use super::dockerfile::{Base, Dockerfile, Stage};
+use super::dockerfile::{Base, Dockerfile, Stage, image_env};
 use super::fs::Root;
 use super::names::ENV_NAMES;
 use super::stage_at;
@@ -904,6 +904,10 @@ pub fn glob_match(pattern: &str, name: &str) -> bool {
 /// step), else of the final stage. Without files to read (`files` false),
 /// also the nvcc, CUDA toolkit and torch that stage had: the files, when
 /// probed, are the better witness.
+/// `ENV`s that list folders to search, whose value with an unknown part
+/// says nothing about what they hold.
+const SEARCH_LISTS: [&str; 3] = ["PATH", "LD_LIBRARY_PATH", "LIBRARY_PATH"];
+
 fn from_dockerfile(file: &Dockerfile, line: Option<usize>, files: bool, out: &mut Vec<Fact>) {
     let at = |line: usize| format!("{}:{line}", file.path);
     let stage = match line {
@@ -923,10 +927,16 @@ fn from_dockerfile(file: &Dockerfile, line: Option<usize>, files: bool, out: &mu
             ));
             out.push(fact("image.cuda", version.clone(), at(from.line)));
         }
-        // ENV is inherited along FROM <stage>: the stage's chain, the
-        // latest setting of each name winning; in the stage itself only
-        // those above the line.
-        let mut env: Vec<(&str, &str, usize)> = Vec::new();
+        // ENV is inherited along FROM <stage>: the base image's own, then
+        // the stage's chain, the latest setting of each name winning; in
+        // the stage itself only those above the line.
+        let mut env: Vec<(&str, String, String)> = image_env(base)
+            .into_iter()
+            .map(|(name, value)| {
+                let evidence = format!("{} ({} image's own ENV)", at(from.line), from.image);
+                (name, value.to_string(), evidence)
+            })
+            .collect();
         for s in file.lineage(stage).iter().rev() {
             for e in s
                 .env
@@ -934,11 +944,20 @@ fn from_dockerfile(file: &Dockerfile, line: Option<usize>, files: bool, out: &mu
                 .filter(|e| stage_at::ran(s, stage, line, e.line))
             {
                 env.retain(|(n, _, _)| *n != e.name);
-                env.push((&e.name, &e.value, e.line));
+                // A search list with a part the file does not fix
+                // (`/opt/venv/bin:$PATH` on an image lore does not know)
+                // may hold anything: not known. Elsewhere the value as
+                // written still says the name is set.
+                let value = match &e.known {
+                    Some(known) => known.clone(),
+                    None if SEARCH_LISTS.contains(&e.name.as_str()) => continue,
+                    None => e.value.clone(),
+                };
+                env.push((&e.name, value, at(e.line)));
             }
         }
-        for (name, value, line) in env {
-            out.push(fact("env", format!("{name}={value}"), at(line)));
+        for (name, value, evidence) in env {
+            out.push(fact("env", format!("{name}={value}"), evidence));
         }
         if !files {
             stage_tools(file, stage, line, out);

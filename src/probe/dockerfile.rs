@@ -331,7 +331,11 @@ pub struct CopyFrom {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct EnvSetting {
     pub name: String,
+    /// As written: `/opt/conda/bin:$PATH`.
     pub value: String,
+    /// With the variables the file fixes expanded (`$PATH` from the base
+    /// image's `ENV` where lore knows it); `None` when one is not known.
+    pub known: Option<String>,
     pub line: usize,
 }
 
@@ -376,14 +380,44 @@ pub struct Fetch {
 }
 
 /// The ENV names reported.
-const ENV_THAT_MATTERS: [&str; 6] = [
+const ENV_THAT_MATTERS: [&str; 10] = [
     "LD_LIBRARY_PATH",
     "TORCH_CUDA_ARCH_LIST",
     "FORCE_CUDA",
     "TORCH_NVCC_FLAGS",
     "CMAKE_CUDA_ARCHITECTURES",
     "CUDA_HOME",
+    "CUDA_PATH",
+    "CUDACXX",
+    "CUDA_VISIBLE_DEVICES",
+    "PATH",
 ];
+
+/// The `ENV`s an `nvidia/cuda` image's own Dockerfiles set, which every
+/// stage built on one starts with: the base flavour's (runtime and devel are
+/// built on it) and devel's `LIBRARY_PATH` (cuda/13, "Environment the images
+/// set"). `PATH` ends in the distribution image's default.
+pub fn image_env(base: &Base) -> Vec<(&'static str, &'static str)> {
+    let Base::NvidiaCuda { flavor, .. } = base else {
+        return Vec::new();
+    };
+    let mut out = vec![
+        (
+            "PATH",
+            "/usr/local/nvidia/bin:/usr/local/cuda/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        ),
+        (
+            "LD_LIBRARY_PATH",
+            "/usr/local/nvidia/lib:/usr/local/nvidia/lib64",
+        ),
+        ("NVIDIA_VISIBLE_DEVICES", "all"),
+        ("NVIDIA_DRIVER_CAPABILITIES", "compute,utility"),
+    ];
+    if flavor.is_devel() {
+        out.push(("LIBRARY_PATH", "/usr/local/cuda/lib64/stubs"));
+    }
+    out
+}
 
 /// Settings only a CUDA build reads: a project built with one of them set
 /// compiles CUDA code.
@@ -1675,7 +1709,15 @@ fn from(file: &Dockerfile, ins: &Instruction, args: &Vars) -> Stage {
             args.dedup();
             (Base::Unresolved { args }, None)
         }
-        _ => (classify(&image), None),
+        _ => {
+            // An image lore knows starts with its own `ENV`s.
+            let base = classify(&image);
+            let vars = image_env(&base)
+                .into_iter()
+                .map(|(name, value)| (name.to_string(), Some(value.to_string())))
+                .collect();
+            (base, Some((None, vars)))
+        }
     };
     let (workdir, vars) = inherited.unwrap_or_default();
     Stage {
@@ -1795,6 +1837,7 @@ fn env(stage: &mut Stage, ins: &Instruction) {
             stage.env.push(EnvSetting {
                 name: name.clone(),
                 value,
+                known: known.clone(),
                 line: ins.line,
             });
         }
