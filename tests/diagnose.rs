@@ -1034,6 +1034,41 @@ ENV PATH=/opt/venv/bin:$PATH\nRUN cmake -S /src -B /build\n",
     assert_eq!(v, "unknown", "{evidence}");
 }
 
+/// Pattern: the image is built in GitLab CI by Kaniko, whose log is not
+/// BuildKit's: coloured `INFO[0003] Running: [/bin/sh -c CMD]` lines, the
+/// step's own output, then `error building image: error building stage:
+/// failed to execute command: …`. It is a build log all the same: the
+/// Dockerfile here whose `RUN` is that command is checked, not this
+/// machine. Before, the log was judged against the machine lore ran on.
+#[test]
+fn a_kaniko_build_log_is_checked_against_its_dockerfile() {
+    let home = common::home();
+    let log = "\x1b[36mINFO\x1b[0m[0001] Retrieving image manifest nvidia/cuda:12.4.1-devel-ubuntu22.04 \n\
+\x1b[36mINFO\x1b[0m[0003] RUN cmake -S /src -B /build                 \n\
+\x1b[36mINFO\x1b[0m[0003] Cmd: /bin/sh                                 \n\
+\x1b[36mINFO\x1b[0m[0003] Args: [-c cmake -S /src -B /build]          \n\
+\x1b[36mINFO\x1b[0m[0003] Running: [/bin/sh -c cmake -S /src -B /build] \n\
+-- The CUDA compiler identification is unknown\n\
+CMake Error at CMakeLists.txt:3 (project):\n\
+  No CMAKE_CUDA_COMPILER could be found.\n\
+error building image: error building stage: failed to execute command: waiting for process to exit: exit status 1\n";
+    let context = tempfile::tempdir().unwrap();
+    std::fs::write(
+        context.path().join("Dockerfile"),
+        "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\nENV PATH=/usr/bin:/bin\nRUN cmake -S /src -B /build\n",
+    )
+    .unwrap();
+    let json = diagnose_json(&home, context.path(), &[], log);
+    assert!(
+        json["notes"].to_string().contains("line 3 of Dockerfile"),
+        "{}",
+        json["notes"]
+    );
+    let (v, evidence) = verdict_of(&json, "/usr/local/cuda/bin is not on PATH");
+    assert_eq!(v, "holds", "{evidence}");
+    assert!(evidence.contains("Dockerfile:2"), "{evidence}");
+}
+
 /// Pattern: the build failed in CI and the log comes from `gh run view
 /// --log` (each line behind the job's and step's names and a timestamp,
 /// tab-separated) or from GitHub Actions' raw log (a timestamp before each

@@ -12,6 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::pasted::strip_ansi;
 use crate::probe::{
     DockerfileSource, ProbeOptions, after_run_flags, read_dockerfile, run_commands,
 };
@@ -59,20 +60,33 @@ const USUAL_NAMES: [&str; 3] = ["Dockerfile", "Containerfile", "dockerfile"];
 /// Lines of BuildKit's step output (`#12 3.402 …`, `#12 [4/6] RUN …`) that
 /// make a paste a build log even without its closing error.
 const MIN_STEP_LINES: usize = 2;
+/// Kaniko's last error when a `RUN` fails.
+const KANIKO_FAILED: &str = "error building stage: failed to execute command";
 /// Characters of a step shown in a note.
 const SHOWN_STEP: usize = 80;
 
 /// The build log `message` is, if it is one.
 pub fn read(message: &str) -> Option<BuildLog> {
+    // Kaniko colours its log lines even in CI.
+    let message = strip_ansi(message);
     let lines: Vec<&str> = message
         .split(['\n', '\r'])
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
     // The last failure is the build's: a log may hold earlier retries.
-    let step = lines.iter().rev().find_map(|l| failed_step(l));
+    let step = lines
+        .iter()
+        .rev()
+        .find_map(|l| failed_step(l))
+        .or_else(|| kaniko_step(&lines));
     let step_lines = lines.iter().filter(|l| is_step_line(l)).count();
-    if step.is_none() && step_lines < MIN_STEP_LINES && !lines.iter().any(|l| is_progress(l)) {
+    if step.is_none()
+        && step_lines < MIN_STEP_LINES
+        && !lines
+            .iter()
+            .any(|l| is_progress(l) || l.contains(KANIKO_FAILED))
+    {
         return None;
     }
     let mut files: Vec<String> = Vec::new();
@@ -279,6 +293,45 @@ fn failed_step(line: &str) -> Option<String> {
     None
 }
 
+/// The failed step of a Kaniko log (GoogleContainerTools/kaniko v1.0.0 to
+/// v1.24.0, the GitLab CI builder without a Docker daemon): the build ends
+/// with `error building image: error building stage: failed to execute
+/// command: waiting for process to exit: exit status 1`, which names no
+/// command, so the step is the last one Kaniko logged running before it,
+/// `Running: [/bin/sh -c CMD]`.
+fn kaniko_step(lines: &[&str]) -> Option<String> {
+    let failed = lines.iter().rposition(|l| l.contains(KANIKO_FAILED))?;
+    lines[..failed].iter().rev().find_map(|l| kaniko_running(l))
+}
+
+/// The command of Kaniko's `Running: [ARGS]` line in each of its log
+/// formats (logrus): `INFO[0012] Running: […]` (the default, coloured),
+/// `time="…" level=info msg="Running: […]"` (`--log-format text`, the
+/// message Go-quoted) and `{"level":"info","msg":"Running: […]",…}`
+/// (`--log-format json`).
+fn kaniko_running(line: &str) -> Option<String> {
+    const RUNNING: &str = "Running: [";
+    let message = if let Some(at) = line.find("msg=\"Running: [") {
+        go_unquote(&line[at + "msg=".len()..])?
+    } else if let Some(at) = line.find("\"msg\":\"Running: [") {
+        let quoted = &line[at + "\"msg\":".len()..];
+        serde_json::Deserializer::from_str(quoted)
+            .into_iter::<String>()
+            .next()?
+            .ok()?
+    } else {
+        let at = line.find(RUNNING)?;
+        // Only a log line's own message: `INFO[0012] ` or nothing before it.
+        let before = line[..at].trim_end();
+        if !(before.is_empty() || before.ends_with(']')) {
+            return None;
+        }
+        line[at..].trim_end().to_string()
+    };
+    let args = message.strip_prefix(RUNNING)?.strip_suffix(']')?;
+    Some(without_shell(args).to_string())
+}
+
 /// A line of BuildKit's plain output (`#12 3.402 …`, `#12 [4/6] RUN …`) or
 /// the classic builder's `Step 3/12 : …`: one whose step marker the search
 /// takes off too.
@@ -436,6 +489,45 @@ mod tests {
         ] {
             assert_eq!(read(line).unwrap().step.as_deref(), Some(step), "{line}");
         }
+    }
+
+    /// Kaniko's log (GitLab CI builds images with it): its last error
+    /// names no command, the `Running: […]` line before it does, in each
+    /// of Kaniko's log formats, coloured as it prints them in CI.
+    #[test]
+    fn kaniko_logs_name_the_step_they_were_running() {
+        let tail = "Collecting flash-attn\n      OSError: CUDA_HOME environment variable is not set.\n\
+                    error building image: error building stage: failed to execute command: waiting for process to exit: exit status 1\n";
+        let step = "pip install flash-attn --no-build-isolation";
+        for running in [
+            "\x1b[36mINFO\x1b[0m[0012] Running: [/bin/sh -c pip install flash-attn --no-build-isolation] ",
+            "INFO[0012] Running: [/bin/bash -o pipefail -c pip install   flash-attn --no-build-isolation]",
+            "time=\"2026-03-01T14:02:11Z\" level=info msg=\"Running: [/bin/sh -c pip install flash-attn --no-build-isolation]\"",
+            "{\"level\":\"info\",\"msg\":\"Running: [/bin/sh -c pip install flash-attn --no-build-isolation]\",\"time\":\"2026-03-01T14:02:11Z\"}",
+        ] {
+            let log = format!(
+                "INFO[0010] Running: [/bin/sh -c apt-get update]\nINFO[0011] RUN pip install flash-attn --no-build-isolation\n{running}\n{tail}"
+            );
+            let read = read(&log).unwrap();
+            assert_eq!(read.step.as_deref(), Some(step), "{running}");
+        }
+        // Quotes inside the command, as logrus quotes them in text format.
+        let quoted = "time=\"…\" level=info msg=\"Running: [/bin/sh -c python -c \\\"import torch\\\"]\"\n\
+                      error building image: error building stage: failed to execute command: waiting for process to exit: exit status 1";
+        assert_eq!(
+            read(quoted).unwrap().step.as_deref(),
+            Some("python -c \"import torch\"")
+        );
+        // Without Kaniko's last error it is not a build log; text that only
+        // mentions "Running: [" is no step.
+        assert_eq!(
+            read("INFO[0012] Running: [/bin/sh -c make]\nmake: *** [all] Error 1"),
+            None
+        );
+        assert_eq!(
+            read("echo Running: [x]\nerror building image: error building stage: failed to execute command: exit status 2").unwrap().step,
+            None
+        );
     }
 
     /// A paste of only the failing step's output still reads as a build
