@@ -452,6 +452,48 @@ RuntimeError: Found no NVIDIA driver on your system. Please check that you have 
     }
 }
 
+/// Pattern: a build log copied from a GitLab CI job's raw log (Kaniko or
+/// any other builder): GitLab Runner writes a timestamp and the stream
+/// (`00O `, `01E `, `01E+` for a continued line) before each line, and
+/// `section_start:`/`section_end:` markers with `\r\x1b[0K` around the job's
+/// sections. The prefixes are not the build's words: the paste finds what
+/// the bare log finds, as confidently (the stream's `00O` counted as a
+/// word of the query before, and the confidence differed).
+#[test]
+fn gitlab_job_log_prefixes_do_not_change_what_a_paste_finds() {
+    let index = shipped();
+    let bare = "Collecting flash-attn
+  Downloading flash_attn-2.7.4.post1.tar.gz (6.0 MB)
+  error: subprocess-exited-with-error
+  × python setup.py egg_info did not run successfully.
+  │ exit code: 1
+      OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.
+error building image: error building stage: failed to execute command: waiting for process to exit: exit status 1
+";
+    let places = |text: &str| {
+        index
+            .query(text, 3)
+            .iter()
+            .map(|h| format!("{}#{} {:.3}", h.path, h.anchor, h.confidence))
+            .collect::<Vec<_>>()
+    };
+    let want = places(bare);
+    assert_eq!(want.len(), 3);
+    let mut raw = String::from(
+        "2026-03-01T14:02:10.000001Z 00O section_start:1772373730:step_script\r\x1b[0K\x1b[0K\x1b[36;1mExecuting \"step_script\" stage of the job script\x1b[0;m\n",
+    );
+    for (i, line) in bare.lines().enumerate() {
+        let stream = if line.starts_with("error") {
+            "01E"
+        } else {
+            "00O"
+        };
+        raw.push_str(&format!("2026-03-01T14:02:11.{i:06}Z {stream} {line}\n"));
+    }
+    raw.push_str("2026-03-01T14:02:12.000001Z 00O section_end:1772373732:step_script\r\x1b[0K\n");
+    assert_eq!(places(&raw), want);
+}
+
 /// torchrun prints each rank's error under a `[rankN]:` prefix and then its
 /// own `ChildFailedError` summary, which only names the child. Pasted
 /// whole, the log is answered by the rank's error: here NCCL's detail after

@@ -458,8 +458,13 @@ pub(crate) fn strip_leading_marker(line: &str) -> &str {
     }
     // `2026-03-01T14:02:11.5300000Z ` (GitHub Actions' raw log, `docker logs
     // -t`, `kubectl logs --timestamps`), and `gh run view --log`'s `JOB<TAB>STEP<TAB>`
-    // before it.
+    // before it. GitLab's job log puts its stream after the timestamp.
     if let Some(rest) = after_timestamp(line) {
+        return after_gitlab_stream(rest).unwrap_or(rest);
+    }
+    // `section_start:1712345678:step_script[collapsed=true]`: GitLab's
+    // markers around a job's sections (their `\r\x1b[0K` is gone by now).
+    if let Some(rest) = after_gitlab_section(line) {
         return rest;
     }
     if let Some((_, rest)) = line.split_once('\t')
@@ -509,6 +514,33 @@ pub(crate) fn strip_leading_marker(line: &str) -> &str {
 fn after_timestamp(line: &str) -> Option<&str> {
     let (stamp, rest) = line.split_once(' ')?;
     (stamp.contains('T') && variable::is_timestamp(stamp)).then_some(rest)
+}
+
+/// What follows the stream GitLab Runner writes after each timestamp of a
+/// job log (`FF_TIMESTAMPS`, on by default): two hex digits of stream,
+/// `O` (stdout) or `E` (stderr), and ` ` for a new line or `+` for one
+/// continued (`00O Running with gitlab-runner …`, `01E+…`).
+fn after_gitlab_stream(rest: &str) -> Option<&str> {
+    let b = rest.as_bytes();
+    let marker = b.len() >= 4
+        && b[..2].iter().all(|c| c.is_ascii_hexdigit())
+        && matches!(b[2], b'O' | b'E')
+        && matches!(b[3], b' ' | b'+');
+    marker.then(|| &rest[4..])
+}
+
+/// What follows GitLab's `section_start:UNIX:NAME[OPTIONS]` or
+/// `section_end:UNIX:NAME` marker.
+fn after_gitlab_section(line: &str) -> Option<&str> {
+    let rest = line
+        .strip_prefix("section_start:")
+        .or_else(|| line.strip_prefix("section_end:"))?;
+    let (unix, rest) = rest.split_once(':')?;
+    if unix.is_empty() || !unix.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let end = rest.find(|c: char| c.is_whitespace()).unwrap_or(rest.len());
+    Some(&rest[end..])
 }
 
 /// What follows the date and host of the traditional syslog prefix that
@@ -857,6 +889,32 @@ mod tests {
             "cuda-12.4 | y",
         ] {
             assert_eq!(strip_markers(kept), kept, "{kept}");
+        }
+    }
+
+    /// GitLab Runner's job log: a timestamp and the stream (`00O `, `01E+`)
+    /// before each line, and `section_start:`/`section_end:` markers.
+    #[test]
+    fn gitlab_job_log_prefixes_are_markers() {
+        for line in [
+            "2026-03-01T14:02:11.530120Z 00O OSError: CUDA_HOME environment variable is not set.",
+            "2026-03-01T14:02:11.530120Z 01E+OSError: CUDA_HOME environment variable is not set.",
+            "2026-03-01T14:02:11.530120Z 00O section_start:1772373731:step_script[collapsed=true] OSError: CUDA_HOME environment variable is not set.",
+        ] {
+            assert_eq!(
+                strip_markers(line),
+                "OSError: CUDA_HOME environment variable is not set.",
+                "{line}"
+            );
+        }
+        assert_eq!(strip_markers("section_end:1772373731:step_script"), "");
+        for kept in [
+            "2026-03-01T14:02:11Z 00Oops not a stream",
+            "section_start: the docs",
+            "section_start:soon:x",
+        ] {
+            let want = kept.strip_prefix("2026-03-01T14:02:11Z ").unwrap_or(kept);
+            assert_eq!(strip_markers(kept), want, "{kept}");
         }
     }
 
