@@ -16,7 +16,7 @@ use crate::pasted::strip_ansi;
 use crate::probe::{
     DockerfileSource, ProbeOptions, after_run_flags, read_dockerfile, run_commands,
 };
-use crate::search::query::strip_leading_marker;
+use crate::search::query::{strip_leading_marker, strip_source_prefix};
 
 /// What a build log says about its failure.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,6 +60,19 @@ const USUAL_NAMES: [&str; 3] = ["Dockerfile", "Containerfile", "dockerfile"];
 /// Lines of BuildKit's step output (`#12 3.402 …`, `#12 [4/6] RUN …`) that
 /// make a paste a build log even without its closing error.
 const MIN_STEP_LINES: usize = 2;
+/// A line as the builder printed it: trimmed, without the prefixes the
+/// program that collected it added (`search::query::strip_source_prefix`).
+fn builder_line(line: &str) -> &str {
+    let mut line = line.trim();
+    loop {
+        let rest = strip_source_prefix(line).trim();
+        if rest.len() == line.len() {
+            return line;
+        }
+        line = rest;
+    }
+}
+
 /// Kaniko's last error when a `RUN` fails.
 const KANIKO_FAILED: &str = "error building stage: failed to execute command";
 /// Characters of a step shown in a note.
@@ -69,9 +82,12 @@ const SHOWN_STEP: usize = 80;
 pub fn read(message: &str) -> Option<BuildLog> {
     // Kaniko colours its log lines even in CI.
     let message = strip_ansi(message);
+    // A log collected by CI or a container runtime has its prefixes on
+    // every line (`2026-03-01T14:02:11Z 00O `, `trainer-1  | `): read the
+    // builder's own lines.
     let lines: Vec<&str> = message
         .split(['\n', '\r'])
-        .map(str::trim)
+        .map(builder_line)
         .filter(|l| !l.is_empty())
         .collect();
     // The last failure is the build's: a log may hold earlier retries.
@@ -527,6 +543,36 @@ mod tests {
         assert_eq!(
             read("echo Running: [x]\nerror building image: error building stage: failed to execute command: exit status 2").unwrap().step,
             None
+        );
+    }
+
+    /// The same log from CI: GitLab's raw job log (a timestamp and the
+    /// stream before each line), `gh run view --log` (job, step and a
+    /// timestamp), Docker Compose (the container's name). The classic
+    /// builder's `The command '…'` line and BuildKit's Dockerfile name were
+    /// lost behind the prefixes.
+    #[test]
+    fn logs_collected_by_ci_read_as_the_builders_own() {
+        let gitlab: String = BUILDKIT
+            .lines()
+            .enumerate()
+            .map(|(i, l)| format!("2026-03-01T14:02:11.{i:06}Z 00O {l}\n"))
+            .collect();
+        assert_eq!(read(&gitlab), read(BUILDKIT));
+        let gh: String = BUILDKIT
+            .lines()
+            .map(|l| format!("build\tBuild image\t2026-03-01T14:02:11.5300000Z {l}\n"))
+            .collect();
+        assert_eq!(read(&gh), read(BUILDKIT));
+        let classic = "Step 4/5 : RUN python -c \"import torch\"\n\
+                       The command '/bin/sh -c python -c \"import torch\"' returned a non-zero code: 1\n";
+        let stamped: String = classic
+            .lines()
+            .map(|l| format!("2026-03-01T14:02:11.530120Z 01E {l}\n"))
+            .collect();
+        assert_eq!(
+            read(&stamped).unwrap().step.as_deref(),
+            Some("python -c \"import torch\"")
         );
     }
 

@@ -447,6 +447,39 @@ pub(crate) fn strip_leading_marker(line: &str) -> &str {
             return &line[end + 1..];
         }
     }
+    let source = strip_source_prefix(line);
+    if source.len() < line.len() {
+        return source;
+    }
+    // `[rank0]:` (torch.distributed prefixes every line of a rank's output).
+    if let Some(rest) = line.strip_prefix("[rank")
+        && let Some((n, after)) = rest.split_once("]:")
+        && !n.is_empty()
+        && n.bytes().all(|b| b.is_ascii_digit())
+    {
+        return after;
+    }
+    // pytest's `E   ` (see `PYTEST_ERROR_MARK`).
+    if let Some(rest) = line.strip_prefix(PYTEST_ERROR_MARK) {
+        return rest;
+    }
+    // `Step 3/12 : RUN …` (the classic builder).
+    if let Some(rest) = line.strip_prefix("Step ")
+        && let Some((step, after)) = rest.split_once(' ')
+        && step.contains('/')
+        && step.chars().all(|c| c.is_ascii_digit() || c == '/')
+    {
+        return after.trim_start().strip_prefix(':').unwrap_or(after);
+    }
+    line
+}
+
+/// `line` without what the program that collected it put in front: a
+/// container's name (`trainer-1  | `, `[pod/trainer-0/main] `), a timestamp
+/// with GitLab's stream after it or `gh run view --log`'s job and step
+/// before it, GitLab's section markers, a syslog date and host. A build
+/// log's own step markers (`#12 3.4 `) stay: the build-log reader needs them.
+pub(crate) fn strip_source_prefix(line: &str) -> &str {
     // `trainer-1  | ` (Docker Compose v2) or `app_trainer_1  | ` (v1): the
     // container's name, padded, before each line `compose up` and `compose
     // logs` print. The replica number makes it a container's name.
@@ -471,7 +504,7 @@ pub(crate) fn strip_leading_marker(line: &str) -> &str {
         && let Some((_, rest)) = rest.split_once('\t')
         && let Some(after) = after_timestamp(rest)
     {
-        return after;
+        return after_gitlab_stream(after).unwrap_or(after);
     }
     // `Mar  1 14:02:11 gpu-node-3 python[9141]: ` (syslog, `journalctl`).
     if let Some(rest) = after_syslog_prefix(line) {
@@ -484,26 +517,6 @@ pub(crate) fn strip_leading_marker(line: &str) -> &str {
         && !inside.contains(char::is_whitespace)
     {
         return after;
-    }
-    // `[rank0]:` (torch.distributed prefixes every line of a rank's output).
-    if let Some(rest) = line.strip_prefix("[rank")
-        && let Some((n, after)) = rest.split_once("]:")
-        && !n.is_empty()
-        && n.bytes().all(|b| b.is_ascii_digit())
-    {
-        return after;
-    }
-    // pytest's `E   ` (see `PYTEST_ERROR_MARK`).
-    if let Some(rest) = line.strip_prefix(PYTEST_ERROR_MARK) {
-        return rest;
-    }
-    // `Step 3/12 : RUN …` (the classic builder).
-    if let Some(rest) = line.strip_prefix("Step ")
-        && let Some((step, after)) = rest.split_once(' ')
-        && step.contains('/')
-        && step.chars().all(|c| c.is_ascii_digit() || c == '/')
-    {
-        return after.trim_start().strip_prefix(':').unwrap_or(after);
     }
     line
 }
