@@ -36,6 +36,7 @@ fn lists_the_trees() {
     assert_eq!(
         ids,
         [
+            "container-gpu",
             "cuda-install-method",
             "devel-as-runtime",
             "need-cupti",
@@ -54,9 +55,9 @@ fn lists_the_trees() {
     );
     let list = json(&["decide", "--json"]);
     let list = list.as_array().unwrap();
-    assert_eq!(list.len(), 4);
-    assert_eq!(list[2]["id"], "need-cupti");
-    assert_eq!(list[2]["title"], "Do I need CUPTI in this image?");
+    assert_eq!(list.len(), 5);
+    assert_eq!(list[3]["id"], "need-cupti");
+    assert_eq!(list[3]["title"], "Do I need CUPTI in this image?");
 }
 
 #[test]
@@ -226,7 +227,7 @@ fn unknown_tree_question_or_option_is_exit_2_naming_the_valid_ones() {
         .code(2)
         .stdout("")
         .stderr(
-            "lore: error: no decision tree `need-cuptii` (trees: cuda-install-method, devel-as-runtime, need-cupti, torch-cuda-build)\n",
+            "lore: error: no decision tree `need-cuptii` (trees: container-gpu, cuda-install-method, devel-as-runtime, need-cupti, torch-cuda-build)\n",
         );
     lore(&home)
         .args(["decide", "devel-as-runtime", "--answer", "purpose=fun"])
@@ -590,4 +591,46 @@ fn torch_cuda_build_is_answered_from_the_gpu_and_the_driver() {
     assert_eq!(out["question"]["id"], "gpu", "{out}");
     let out = walk("580.95.05", &["NVIDIA Imaginary 9000"]);
     assert_eq!(out["question"]["id"], "gpu", "{out}");
+}
+
+/// "My container does not see the GPU": walked with answers, the Docker
+/// path ends at the layer that fails (dockerd without its GPU driver:
+/// restart it), with the commands; on a root that is not this host, the
+/// toolkit question is asked, not guessed.
+#[test]
+fn container_gpu_walks_to_the_layer_that_breaks() {
+    let out = json(&[
+        "decide",
+        "container-gpu",
+        "--answer",
+        "host=yes",
+        "--answer",
+        "engine=docker",
+        "--answer",
+        "toolkit=yes",
+        "--answer",
+        "docker-says=no-device-driver",
+        "--json",
+    ]);
+    assert_eq!(out["outcome"]["id"], "restart-docker", "{out}");
+    assert!(
+        out.to_string().contains("sudo systemctl restart docker"),
+        "{out}"
+    );
+    let root = tempfile::tempdir().unwrap();
+    let path = root.path().to_str().unwrap().to_string();
+    let out = json(&[
+        "decide",
+        "container-gpu",
+        "--probe",
+        "--root",
+        &path,
+        "--answer",
+        "host=yes",
+        "--answer",
+        "engine=docker",
+        "--json",
+    ]);
+    assert_eq!(out["status"], "question", "{out}");
+    assert_eq!(out["question"]["id"], "toolkit", "{out}");
 }

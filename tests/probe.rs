@@ -1360,3 +1360,69 @@ fn the_torch_wheel_probe_reads_old_cuda_builds_two_indexes_and_rocm_plainly() {
         );
     }
 }
+
+/// `container-toolkit` (the container-gpu tree's "is the NVIDIA Container
+/// Toolkit installed on the host?") reads dpkg's status on the host: the
+/// package listed is a yes, with its line and version; other NVIDIA packages
+/// listed without it a no; no NVIDIA package at all (no dpkg, a runfile
+/// driver, an RPM host) leaves it open, as does a container or an image.
+#[test]
+fn container_toolkit_is_read_from_the_hosts_dpkg_status() {
+    use lore::decide::probes::{Settled, find};
+    use lore::probe::{AptPackage, Findings, Found, RootFacts};
+    let package = |name: &str, version: &str, line: usize| {
+        Found::new(
+            AptPackage {
+                name: name.into(),
+                version: version.into(),
+            },
+            format!("/var/lib/dpkg/status:{line}"),
+        )
+    };
+    let settle = |root: RootFacts| {
+        find("container-toolkit").unwrap().settle(&Findings {
+            root: Some(root),
+            ..Findings::default()
+        })
+    };
+    let host = |apt| RootFacts {
+        dir: "/".into(),
+        live: true,
+        apt,
+        ..RootFacts::default()
+    };
+    match settle(host(vec![
+        package("nvidia-driver-570", "570.124.06-0ubuntu1", 812),
+        package("nvidia-container-toolkit", "1.18.2-1", 4410),
+    ])) {
+        Settled::Answer { option, evidence } => {
+            assert_eq!(option, "yes");
+            assert_eq!(
+                evidence,
+                ["/var/lib/dpkg/status:4410 (nvidia-container-toolkit 1.18.2-1)"]
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    match settle(host(vec![package(
+        "nvidia-driver-570",
+        "570.124.06-0ubuntu1",
+        812,
+    )])) {
+        Settled::Answer { option, evidence } => {
+            assert_eq!(option, "no");
+            assert!(
+                evidence[0].starts_with("/var/lib/dpkg/status: 1 NVIDIA packages"),
+                "{evidence:?}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(settle(host(Vec::new())), Settled::Unsure(_)));
+    let mut inside = host(vec![package("nvidia-container-toolkit", "1.18.2-1", 4410)]);
+    inside.container = Some(Found::new(true, "/.dockerenv"));
+    assert!(matches!(settle(inside), Settled::Unsure(_)));
+    let mut image = host(vec![package("nvidia-container-toolkit", "1.18.2-1", 4410)]);
+    image.live = false;
+    assert!(matches!(settle(image), Settled::Unsure(_)));
+}

@@ -344,6 +344,7 @@ fn the_mission_trees_ship_and_validate() {
     assert_eq!(
         ids,
         [
+            "container-gpu",
             "cuda-install-method",
             "devel-as-runtime",
             "need-cupti",
@@ -493,7 +494,7 @@ fn probe_field_errors() {
     assert_reports(
         "unknown-probe",
         1,
-        "tree.toml:11: error: node `q`: unknown probe `run-nvidia-smi` (built-in probes: torch-install, torch-wheel, cupti-import, final-base, install-target, host-driver, nvidia-cuda-base, custom-cuda, gpu-generation, driver-cuda)",
+        "tree.toml:11: error: node `q`: unknown probe `run-nvidia-smi` (built-in probes: torch-install, torch-wheel, cupti-import, final-base, install-target, host-driver, container-toolkit, nvidia-cuda-base, custom-cuda, gpu-generation, driver-cuda)",
     );
     assert_reports(
         "probe-answer-not-option",

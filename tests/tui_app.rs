@@ -321,7 +321,7 @@ fn a_walk_reaches_an_outcome_whose_evidence_opens_and_back_returns_to_it() {
     let mut a = app();
     press(&mut a, &["d"]);
     assert_eq!(a.mode(), Mode::Trees);
-    press(&mut a, &["3"]);
+    press(&mut a, &["4"]);
     assert_eq!(a.mode(), Mode::Walk);
     // Arrows and Enter answer as digits do: pip, CUDA 12, then "the import fails".
     press(&mut a, &["enter", "enter", "down", "up", "enter"]);
@@ -370,7 +370,7 @@ fn a_walk_reaches_an_outcome_whose_evidence_opens_and_back_returns_to_it() {
 #[test]
 fn leaving_a_walk_keeps_it_and_n_starts_over() {
     let mut a = app();
-    press(&mut a, &["d", "3", "1", "esc"]);
+    press(&mut a, &["d", "4", "1", "esc"]);
     assert_eq!(a.mode(), Mode::Trees);
     assert!(a.trees.sessions.contains_key("need-cupti"));
     press(&mut a, &["enter"]);
@@ -390,7 +390,7 @@ fn leaving_a_walk_keeps_it_and_n_starts_over() {
 #[test]
 fn the_transcript_is_copied_from_the_outcome() {
     let mut a = app();
-    press(&mut a, &["d", "3", "1", "1", "1"]);
+    press(&mut a, &["d", "4", "1", "1", "1"]);
     let _ = a.take_effects();
     press(&mut a, &["x"]);
     let copied = copies(&mut a);
@@ -407,7 +407,7 @@ fn the_transcript_is_copied_from_the_outcome() {
 #[test]
 fn digits_out_of_range_explain_the_choices() {
     let mut a = app();
-    press(&mut a, &["d", "3", "9"]);
+    press(&mut a, &["d", "4", "9"]);
     assert_eq!(a.mode(), Mode::Walk);
     assert_eq!(status(&a), "choose 1 to 3");
 }
@@ -416,7 +416,7 @@ fn digits_out_of_range_explain_the_choices() {
 fn each_answer_saves_the_walk_and_an_outcome_forgets_it() {
     let mut a = app();
     a.trees.can_save = true;
-    press(&mut a, &["d", "3", "1"]);
+    press(&mut a, &["d", "4", "1"]);
     let effects = a.take_effects();
     assert!(
         matches!(effects.as_slice(), [Effect::SaveSession(s)] if s.path().len() == 1),
@@ -650,7 +650,7 @@ fn a_weak_best_hit_is_called_weak_on_the_search_screen() {
 #[test]
 fn an_outcome_left_for_the_reader_and_the_list_is_still_there_after() {
     let mut a = app();
-    press(&mut a, &["d", "3", "1", "1", "1"]);
+    press(&mut a, &["d", "4", "1", "1", "1"]);
     assert_eq!(a.mode(), Mode::Outcome);
     press(&mut a, &["d"]);
     assert_eq!(a.mode(), Mode::Trees);
@@ -786,7 +786,7 @@ fn panel(app: &App) -> &lore::tui::page::Page {
 #[test]
 fn a_questions_read_more_opens_in_the_reader_and_backspace_returns_to_it() {
     let mut a = app();
-    press(&mut a, &["d", "3"]);
+    press(&mut a, &["d", "4"]);
     assert_eq!(walk(&a).session.current_id(), "torch-install");
     press(&mut a, &["tab"]);
     let link = panel(&a).focused().cloned().expect("a link in the panel");
@@ -828,7 +828,7 @@ fn a_questions_read_more_opens_in_the_reader_and_backspace_returns_to_it() {
 fn y_and_shift_y_copy_the_panels_commands_as_written() {
     // 60x15: the panel shows four rows, so its commands start out of view.
     let mut a = common::shipped_app(Theme::plain(), 60, 15);
-    press(&mut a, &["d", "3"]);
+    press(&mut a, &["d", "4"]);
     let _ = a.take_effects();
     press(&mut a, &["y"]);
     assert!(copies(&mut a).is_empty());
@@ -862,7 +862,7 @@ fn y_and_shift_y_copy_the_panels_commands_as_written() {
 #[test]
 fn a_related_decision_on_an_outcome_starts_that_tree() {
     let mut a = app();
-    press(&mut a, &["d", "3", "1", "1", "1"]);
+    press(&mut a, &["d", "4", "1", "1", "1"]);
     assert_eq!(walk(&a).session.current_id(), "pip-reinstall-wheel");
     press(&mut a, &["G"]);
     let related = LinkTarget::External("decide:devel-as-runtime".into());

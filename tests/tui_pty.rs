@@ -136,7 +136,7 @@ fn a_walk_is_saved_resumed_and_its_evidence_opens() {
     pty.wait_for("lore · Library");
     pty.send("d");
     pty.wait_for("Do I need CUPTI in this image?");
-    pty.send("3");
+    pty.send("4");
     pty.wait_for("How did PyTorch get into the image");
     pty.send("1");
     pty.wait_for("Which build of torch is it");
@@ -151,7 +151,7 @@ fn a_walk_is_saved_resumed_and_its_evidence_opens() {
     pty.wait_for("lore · Library");
     pty.send("d");
     pty.wait_for("in progress: 2 answers");
-    pty.send("3");
+    pty.send("4");
     pty.wait_for("resumed where you left off");
     pty.send("1");
     pty.wait_for("Put the wheel's CUPTI back");
@@ -186,7 +186,7 @@ fn the_question_screen_fits_80x24_and_60x15() {
     pty.wait_for("lore · Library");
     pty.send("d");
     pty.wait_for("Should the devel image be my runtime image?");
-    pty.send("2");
+    pty.send("3");
     let screen = pty.wait_for("What is this image for?");
     let labels = [
         "1 Development, notebooks",
@@ -231,7 +231,7 @@ fn the_question_screen_fits_80x24_and_60x15() {
 
     pty.send("\x1b");
     pty.wait_for("lore · Decision trees");
-    pty.send("3");
+    pty.send("4");
     pty.wait_for("How did PyTorch get into");
     pty.send("Y");
     pty.wait_for("copied 1 command block");
@@ -679,7 +679,7 @@ fn a_key_pressed_during_a_resize_is_not_held_back() {
     pty.wait_for("lore · Library");
     pty.send("d");
     pty.wait_for("Should the devel image be my runtime image?");
-    pty.send("2");
+    pty.send("3");
     pty.wait_for("What is this image for?");
     for _ in 0..20 {
         pty.resize(60, 15);

@@ -100,9 +100,9 @@ fn decision_trees() {
         let mut a = app(w, h);
         press(&mut a, &["d"]);
         insta::assert_snapshot!(format!("trees_{w}x{h}"), screen(&a));
-        // need-cupti is the third tree; answer "pip" and "CUDA 12", then look at the
+        // need-cupti is the fourth tree; answer "pip" and "CUDA 12", then look at the
         // next question.
-        press(&mut a, &["3", "1", "1"]);
+        press(&mut a, &["4", "1", "1"]);
         insta::assert_snapshot!(format!("walk_{w}x{h}"), screen(&a));
         // "import torch fails" leads to an outcome.
         press(&mut a, &["1"]);
@@ -143,7 +143,7 @@ fn no_color_means_no_colour_anywhere() {
     screens.push(draw(&a));
     press(&mut a, &["enter", "t"]);
     screens.push(draw(&a));
-    press(&mut a, &["d", "3", "1", "1", "1"]);
+    press(&mut a, &["d", "4", "1", "1", "1"]);
     screens.push(draw(&a));
     press(&mut a, &["?"]);
     screens.push(draw(&a));
@@ -283,7 +283,7 @@ fn a_question_shows_its_options_and_panel_at_80x24_and_keeps_the_selected_one_at
         "Production training",
     ];
     let mut a = app(80, 24);
-    press(&mut a, &["d", "2"]);
+    press(&mut a, &["d", "3"]);
     let s = screen(&a);
     for label in labels {
         assert!(s.contains(label), "{label} missing:\n{s}");
@@ -296,7 +296,7 @@ fn a_question_shows_its_options_and_panel_at_80x24_and_keeps_the_selected_one_at
     assert!(!s.contains('`'), "no raw Markdown:\n{s}");
 
     let mut a = app(60, 15);
-    press(&mut a, &["d", "2"]);
+    press(&mut a, &["d", "3"]);
     assert!(screen(&a).contains("▸ 1 Development"), "{}", screen(&a));
     for (n, label) in labels.iter().enumerate().skip(1) {
         press(&mut a, &["down"]);
@@ -417,7 +417,7 @@ fn scroll_marks_of_an_option_list_never_cover_text() {
 fn the_breadcrumb_shows_labels_rendered() {
     let mut a = app(100, 30);
     // need-cupti: pip, a CUDA 12 build, then "No, `import torch` works".
-    press(&mut a, &["d", "3", "1", "1", "2"]);
+    press(&mut a, &["d", "4", "1", "1", "2"]);
     let crumbs = rows(&a)[1].clone();
     assert!(crumbs.contains("No, import torch works"), "{crumbs}");
     assert!(!crumbs.contains('`'), "{crumbs}");
@@ -430,7 +430,7 @@ fn the_breadcrumb_shows_labels_rendered() {
 fn a_related_tree_on_an_outcome_is_a_lore_link_enter_opens() {
     let mut a = app(100, 40);
     // devel-as-runtime: development image → outcome with `related = ["need-cupti"]`.
-    press(&mut a, &["d", "2", "1"]);
+    press(&mut a, &["d", "3", "1"]);
     let title = "Do I need CUPTI in this image?";
     // The related trees end the page.
     press(&mut a, &["G"]);

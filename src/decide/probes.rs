@@ -86,6 +86,12 @@ pub const PROBES: &[Probe] = &[
         settle: host_driver,
     },
     Probe {
+        name: "container-toolkit",
+        answers: &["yes", "no"],
+        summary: "on a host: whether dpkg's status lists the nvidia-container-toolkit package as installed (/var/lib/dpkg/status); unsure where dpkg lists no NVIDIA package at all",
+        settle: container_toolkit,
+    },
+    Probe {
         name: "nvidia-cuda-base",
         answers: &["yes"],
         summary: "whether the Dockerfile already starts FROM an nvidia/cuda image, or one the image table says is built on one",
@@ -829,6 +835,59 @@ fn host_driver(f: &Findings) -> Settled {
         (None, _) => answer(
             "no",
             vec!["/proc/driver/nvidia/version: absent (no NVIDIA kernel module loaded)".into()],
+        ),
+    }
+}
+
+// ---- container-toolkit -------------------------------------------------------------
+
+/// The package that installs `nvidia-container-runtime-hook`, which dockerd
+/// needs on its `PATH` to register its GPU driver (cuda/14).
+const CONTAINER_TOOLKIT_PACKAGE: &str = "nvidia-container-toolkit";
+
+fn container_toolkit(f: &Findings) -> Settled {
+    let Some(root) = f.root.as_ref().filter(|r| r.live) else {
+        return unsure(
+            "the toolkit that counts is the host's: run lore on the host, without --root or --dockerfile",
+        );
+    };
+    if root.container.as_ref().is_some_and(|c| c.value) {
+        return unsure(
+            "this is a container; the toolkit that counts is the host's, so run lore on the host",
+        );
+    }
+    if let Some(p) = root
+        .apt
+        .iter()
+        .find(|p| p.value.name == CONTAINER_TOOLKIT_PACKAGE)
+    {
+        let mut evidence = p.evidence.clone();
+        if let Some(first) = evidence.first_mut() {
+            first.push_str(&format!(
+                " ({CONTAINER_TOOLKIT_PACKAGE} {})",
+                p.value.version
+            ));
+        }
+        return answer("yes", evidence);
+    }
+    // An empty list is a host without dpkg, or one whose NVIDIA software
+    // did not come from packages (a runfile driver, an RPM system): the
+    // toolkit may still be there.
+    match root.apt.first() {
+        Some(listed) => {
+            let file = listed.evidence[0]
+                .rsplit_once(':')
+                .map_or(listed.evidence[0].as_str(), |(file, _)| file);
+            answer(
+                "no",
+                vec![format!(
+                    "{file}: {} NVIDIA packages installed, {CONTAINER_TOOLKIT_PACKAGE} not among them",
+                    root.apt.len()
+                )],
+            )
+        }
+        None => unsure(
+            "dpkg lists no NVIDIA package here (no /var/lib/dpkg/status, or a driver not installed from packages): check with `command -v nvidia-container-runtime-hook nvidia-ctk`",
         ),
     }
 }
