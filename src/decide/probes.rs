@@ -809,17 +809,28 @@ fn install_target(f: &Findings) -> Settled {
     }
 }
 
-fn host_driver(f: &Findings) -> Settled {
+/// The facts of the host lore runs on, for a question about the host
+/// (`what`: "the driver"); why not, when lore was given an image or a
+/// Dockerfile, or runs in a container.
+fn host_facts<'a>(f: &'a Findings, what: &str) -> Result<&'a RootFacts, Settled> {
     let Some(root) = f.root.as_ref().filter(|r| r.live) else {
-        return unsure(
-            "the driver is the host's: run lore on the host, without --root or --dockerfile",
-        );
+        return Err(unsure(format!(
+            "{what} is the host's: run lore on the host, without --root or --dockerfile"
+        )));
     };
     if root.container.as_ref().is_some_and(|c| c.value) {
-        return unsure(
-            "this is a container; the host's driver is what counts, so run lore on the host",
-        );
+        return Err(unsure(format!(
+            "this is a container; {what} that counts is the host's, so run lore on the host"
+        )));
     }
+    Ok(root)
+}
+
+fn host_driver(f: &Findings) -> Settled {
+    let root = match host_facts(f, "the driver") {
+        Ok(root) => root,
+        Err(why) => return why,
+    };
     match (&root.driver, &root.nvidia_smi) {
         (Some(driver), Some(smi)) => {
             let mut evidence = driver.evidence.clone();
@@ -846,16 +857,10 @@ fn host_driver(f: &Findings) -> Settled {
 const CONTAINER_TOOLKIT_PACKAGE: &str = "nvidia-container-toolkit";
 
 fn container_toolkit(f: &Findings) -> Settled {
-    let Some(root) = f.root.as_ref().filter(|r| r.live) else {
-        return unsure(
-            "the toolkit that counts is the host's: run lore on the host, without --root or --dockerfile",
-        );
+    let root = match host_facts(f, "the container toolkit") {
+        Ok(root) => root,
+        Err(why) => return why,
     };
-    if root.container.as_ref().is_some_and(|c| c.value) {
-        return unsure(
-            "this is a container; the toolkit that counts is the host's, so run lore on the host",
-        );
-    }
     if let Some(p) = root
         .apt
         .iter()

@@ -60,19 +60,6 @@ const USUAL_NAMES: [&str; 3] = ["Dockerfile", "Containerfile", "dockerfile"];
 /// Lines of BuildKit's step output (`#12 3.402 …`, `#12 [4/6] RUN …`) that
 /// make a paste a build log even without its closing error.
 const MIN_STEP_LINES: usize = 2;
-/// A line as the builder printed it: trimmed, without the prefixes the
-/// program that collected it added (`search::query::strip_source_prefix`).
-fn builder_line(line: &str) -> &str {
-    let mut line = line.trim();
-    loop {
-        let rest = strip_source_prefix(line).trim();
-        if rest.len() == line.len() {
-            return line;
-        }
-        line = rest;
-    }
-}
-
 /// Kaniko's last error when a `RUN` fails.
 const KANIKO_FAILED: &str = "error building stage: failed to execute command";
 /// Characters of a step shown in a note.
@@ -307,6 +294,19 @@ fn failed_step(line: &str) -> Option<String> {
         return Some(after_run_flags(rest).to_string());
     }
     None
+}
+
+/// A line as the builder printed it: trimmed, without the prefixes the
+/// program that collected it added (`search::query::strip_source_prefix`).
+fn builder_line(line: &str) -> &str {
+    let mut line = line.trim();
+    loop {
+        let rest = strip_source_prefix(line).trim();
+        if rest.len() == line.len() {
+            return line;
+        }
+        line = rest;
+    }
 }
 
 /// The failed step of a Kaniko log (GoogleContainerTools/kaniko v1.0.0 to

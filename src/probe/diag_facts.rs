@@ -899,15 +899,15 @@ pub fn glob_match(pattern: &str, name: &str) -> bool {
 
 // ---- the Dockerfile -------------------------------------------------------------------
 
+/// `ENV`s that list folders to search, whose value with an unknown part
+/// says nothing about what they hold.
+const SEARCH_LISTS: [&str; 3] = ["PATH", "LD_LIBRARY_PATH", "LIBRARY_PATH"];
+
 /// The Dockerfile's facts: the flavour, CUDA and `ENV`s of the stage that
 /// holds `line` as it was when that line started (a build log's failed
 /// step), else of the final stage. Without files to read (`files` false),
 /// also the nvcc, CUDA toolkit and torch that stage had: the files, when
 /// probed, are the better witness.
-/// `ENV`s that list folders to search, whose value with an unknown part
-/// says nothing about what they hold.
-const SEARCH_LISTS: [&str; 3] = ["PATH", "LD_LIBRARY_PATH", "LIBRARY_PATH"];
-
 fn from_dockerfile(file: &Dockerfile, line: Option<usize>, files: bool, out: &mut Vec<Fact>) {
     let at = |line: usize| format!("{}:{line}", file.path);
     let stage = match line {
