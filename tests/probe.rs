@@ -1426,3 +1426,69 @@ fn container_toolkit_is_read_from_the_hosts_dpkg_status() {
     image.live = false;
     assert!(matches!(settle(image), Settled::Unsure(_)));
 }
+
+/// The container engines a root has installed: the docker package's
+/// command, the docker snap's `/snap/bin/docker`, Podman's. `lore probe`
+/// lists each; `container-engine` (container-gpu's "what starts the
+/// container?") answers on the host when there is exactly one kind, and
+/// asks when there are several or none (a Kubernetes node is the user's to
+/// say).
+#[test]
+fn container_engines_are_listed_and_one_kind_answers_on_the_host() {
+    use lore::decide::probes::{Settled, find};
+    use lore::probe::{Findings, Found, RootFacts};
+    let dir = tempfile::tempdir().unwrap();
+    for path in ["snap/bin/docker", "usr/bin/podman"] {
+        let file = dir.path().join(path);
+        fs::create_dir_all(file.parent().unwrap()).unwrap();
+        fs::write(&file, "#!/bin/sh\n").unwrap();
+    }
+    let r = dir.path().display().to_string();
+    let (code, json, _) = json_of(&["probe", "--root", &r, "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        facts(&json, "container-engine"),
+        [
+            ("docker-snap".into(), vec![format!("{r}/snap/bin/docker")]),
+            ("podman".into(), vec![format!("{r}/usr/bin/podman")]),
+        ]
+    );
+
+    let settle = |engines: &[(&str, &str)]| {
+        let root = RootFacts {
+            dir: "/".into(),
+            live: true,
+            engines: engines
+                .iter()
+                .map(|(kind, path)| Found::new(kind.to_string(), *path))
+                .collect(),
+            ..RootFacts::default()
+        };
+        find("container-engine").unwrap().settle(&Findings {
+            root: Some(root),
+            ..Findings::default()
+        })
+    };
+    match settle(&[
+        ("docker", "/usr/bin/docker"),
+        ("docker", "/usr/local/bin/docker"),
+    ]) {
+        Settled::Answer { option, evidence } => {
+            assert_eq!(option, "docker");
+            assert_eq!(evidence, ["/usr/bin/docker", "/usr/local/bin/docker"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        settle(&[("docker-snap", "/snap/bin/docker")]),
+        Settled::Answer { option, .. } if option == "docker-snap"
+    ));
+    match settle(&[
+        ("docker", "/usr/bin/docker"),
+        ("docker-snap", "/snap/bin/docker"),
+    ]) {
+        Settled::Unsure(why) => assert!(why.contains("docker, docker-snap"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(settle(&[]), Settled::Unsure(_)));
+}

@@ -494,7 +494,7 @@ fn probe_field_errors() {
     assert_reports(
         "unknown-probe",
         1,
-        "tree.toml:11: error: node `q`: unknown probe `run-nvidia-smi` (built-in probes: torch-install, torch-wheel, cupti-import, final-base, install-target, host-driver, container-toolkit, nvidia-cuda-base, custom-cuda, gpu-generation, driver-cuda)",
+        "tree.toml:11: error: node `q`: unknown probe `run-nvidia-smi` (built-in probes: torch-install, torch-wheel, cupti-import, final-base, install-target, host-driver, container-engine, container-toolkit, nvidia-cuda-base, custom-cuda, gpu-generation, driver-cuda)",
     );
     assert_reports(
         "probe-answer-not-option",

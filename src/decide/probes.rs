@@ -86,6 +86,12 @@ pub const PROBES: &[Probe] = &[
         settle: host_driver,
     },
     Probe {
+        name: "container-engine",
+        answers: &["docker", "docker-snap", "podman"],
+        summary: "on a host: which container engine is installed (/usr/bin/docker or /usr/local/bin/docker, the docker snap's /snap/bin/docker, /usr/bin/podman); unsure with none, or more than one",
+        settle: container_engine,
+    },
+    Probe {
         name: "container-toolkit",
         answers: &["yes", "no"],
         summary: "on a host: whether dpkg's status lists the nvidia-container-toolkit package as installed (/var/lib/dpkg/status); unsure where dpkg lists no NVIDIA package at all",
@@ -850,7 +856,32 @@ fn host_driver(f: &Findings) -> Settled {
     }
 }
 
-// ---- container-toolkit -------------------------------------------------------------
+// ---- container-engine, container-toolkit --------------------------------------------
+
+fn container_engine(f: &Findings) -> Settled {
+    let root = match host_facts(f, "the container engine") {
+        Ok(root) => root,
+        Err(why) => return why,
+    };
+    let mut kinds: Vec<&str> = root.engines.iter().map(|e| e.value.as_str()).collect();
+    kinds.dedup();
+    match kinds.as_slice() {
+        [one] => answer(
+            one,
+            root.engines
+                .iter()
+                .flat_map(|e| e.evidence.clone())
+                .collect(),
+        ),
+        [] => unsure(
+            "no docker or podman command in /usr/bin, /usr/local/bin or /snap/bin (a Kubernetes node, or an engine installed elsewhere)",
+        ),
+        several => unsure(format!(
+            "more than one engine is installed ({}): which one starts the container is yours to say",
+            several.join(", ")
+        )),
+    }
+}
 
 /// The package that installs `nvidia-container-runtime-hook`, which dockerd
 /// needs on its `PATH` to register its GPU driver (cuda/14).

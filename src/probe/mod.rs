@@ -233,6 +233,9 @@ pub struct RootFacts {
     pub driver: Option<Found<String>>,
     /// `nvidia-smi` on the machine's PATH folders.
     pub nvidia_smi: Option<Found<String>>,
+    /// Container engines installed: `docker` (a package's `/usr/bin/docker`),
+    /// `docker-snap` (`/snap/bin/docker`), `podman`.
+    pub engines: Vec<Found<String>>,
     /// Python environments found, each with how it was found.
     pub python_envs: Vec<PythonEnv>,
     /// The Python `python3` runs (the machine only: it needs `PATH`).
@@ -434,6 +437,9 @@ impl Findings {
             }
             if let Some(s) = &root.nvidia_smi {
                 push("nvidia-smi", s.value.clone(), &s.evidence);
+            }
+            for e in &root.engines {
+                push("container-engine", e.value.clone(), &e.evidence);
             }
             for g in &root.gpus {
                 push("gpu", g.value.clone(), &g.evidence);

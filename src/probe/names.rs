@@ -81,6 +81,7 @@ pub const FACT_NAMES: &[FactName] = &[
     fact("driver.userspace", Any, Files, "a user-space driver library's version, from the libnvidia-ml.so.VERSION file name"),
     fact("driver.profiling-admin", Each, Machine, "RmProfilingAdminOnly from /proc/driver/nvidia/params: 1 = GPU counters for admins only"),
     fact("nvidia-smi", Any, Machine, "where nvidia-smi is, in the machine's PATH folders"),
+    fact("container-engine", Any, Files, "an installed container engine: docker (/usr/bin/docker, /usr/local/bin/docker), docker-snap (/snap/bin/docker), podman (/usr/bin/podman)"),
     fact("gpu", Any, Machine, "a GPU's model, from /proc/driver/nvidia/gpus/*/information"),
     fact("gpu.capability", Any, Machine, "a GPU's compute capability, from its model (NVIDIA's CUDA GPUs table)"),
     fact("nvidia_uvm", Each, Machine, "`loaded` or `not loaded`: the nvidia_uvm kernel module, from /proc/modules"),

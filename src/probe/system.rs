@@ -51,10 +51,24 @@ pub(super) fn probe(root: &Root, facts: &mut RootFacts, notes: &mut Vec<Note>) {
             break;
         }
     }
+    facts.engines = ENGINES
+        .iter()
+        .filter(|(_, path)| root.exists(path))
+        .map(|(engine, path)| Found::new(engine.to_string(), root.show(path)))
+        .collect();
     let (apt, compilers) = dpkg_packages(root, notes);
     facts.apt = apt;
     facts.compiler_packages = compilers;
 }
+
+/// Where each container engine's command is installed: Docker's and the
+/// distributions' packages, the docker snap's wrapper, Podman's package.
+const ENGINES: [(&str, &str); 4] = [
+    ("docker", "/usr/bin/docker"),
+    ("docker", "/usr/local/bin/docker"),
+    ("docker-snap", "/snap/bin/docker"),
+    ("podman", "/usr/bin/podman"),
+];
 
 /// Reads a small text file; a problem other than absence becomes a note.
 pub(super) fn read_text(
