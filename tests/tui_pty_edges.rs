@@ -133,7 +133,7 @@ fn the_scroll_mark_of_an_option_list_never_covers_option_text() {
         pty.wait_for("lore · Library");
         pty.send("d");
         pty.wait_for("lore · Decision trees");
-        pty.send("1");
+        pty.send("2");
         let mut marks = 0;
         for (question, options, answer) in walk {
             pty.wait_for(question);
@@ -201,7 +201,7 @@ fn the_breadcrumb_shows_option_labels_rendered() {
     pty.wait_for("lore · Library");
     pty.send("d");
     pty.wait_for("Do I need CUPTI in this image?");
-    pty.send("3");
+    pty.send("4");
     pty.wait_for("How did PyTorch get into the image");
     pty.send("1");
     pty.wait_for("Which build of torch is it");
@@ -227,7 +227,7 @@ fn a_related_tree_link_on_an_outcome_is_a_lore_link_and_enter_opens_it() {
     pty.wait_for("lore · Library");
     pty.send("d");
     pty.wait_for("Should the devel image be my runtime image?");
-    pty.send("2");
+    pty.send("3");
     pty.wait_for("What is this image for?");
     pty.send("1");
     pty.wait_for("Yes: use devel for this image");
