@@ -863,6 +863,8 @@ fn container_engine(f: &Findings) -> Settled {
         Ok(root) => root,
         Err(why) => return why,
     };
+    // The probe lists engines in `ENGINES` order, so a kind's paths are
+    // neighbours and `dedup` leaves each kind once.
     let mut kinds: Vec<&str> = root.engines.iter().map(|e| e.value.as_str()).collect();
     kinds.dedup();
     match kinds.as_slice() {

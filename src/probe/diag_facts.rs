@@ -15,8 +15,9 @@
 //! CUDA, GPU model → compute capability, wheel → arch range) copy the
 //! knowledge's sourced tables and name them in the evidence.
 
-use super::dockerfile::{Base, Dockerfile, Stage, image_env};
+use super::dockerfile::{Base, Dockerfile, Stage};
 use super::fs::Root;
+use super::images;
 use super::names::ENV_NAMES;
 use super::stage_at;
 use super::system::{note_error, read_text};
@@ -930,13 +931,15 @@ fn from_dockerfile(file: &Dockerfile, line: Option<usize>, files: bool, out: &mu
         // ENV is inherited along FROM <stage>: the base image's own, then
         // the stage's chain, the latest setting of each name winning; in
         // the stage itself only those above the line.
-        let mut env: Vec<(&str, String, String)> = image_env(base)
-            .into_iter()
-            .map(|(name, value)| {
-                let evidence = format!("{} ({} image's own ENV)", at(from.line), from.image);
-                (name, value.to_string(), evidence)
-            })
-            .collect();
+        let mut env: Vec<(&str, String, String)> = Vec::new();
+        if !matches!(base, Base::Stage { .. } | Base::Unresolved { .. })
+            && let Some(implied) = images::lookup(&from.image)
+        {
+            for (name, value) in &implied.row.env {
+                let evidence = format!("{} (image table {}: ENV)", at(from.line), implied.row.id);
+                env.push((name, value.clone(), evidence));
+            }
+        }
         for s in file.lineage(stage).iter().rev() {
             for e in s
                 .env

@@ -393,32 +393,6 @@ const ENV_THAT_MATTERS: [&str; 10] = [
     "PATH",
 ];
 
-/// The `ENV`s an `nvidia/cuda` image's own Dockerfiles set, which every
-/// stage built on one starts with: the base flavour's (runtime and devel are
-/// built on it) and devel's `LIBRARY_PATH` (cuda/13, "Environment the images
-/// set"). `PATH` ends in the distribution image's default.
-pub fn image_env(base: &Base) -> Vec<(&'static str, &'static str)> {
-    let Base::NvidiaCuda { flavor, .. } = base else {
-        return Vec::new();
-    };
-    let mut out = vec![
-        (
-            "PATH",
-            "/usr/local/nvidia/bin:/usr/local/cuda/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-        ),
-        (
-            "LD_LIBRARY_PATH",
-            "/usr/local/nvidia/lib:/usr/local/nvidia/lib64",
-        ),
-        ("NVIDIA_VISIBLE_DEVICES", "all"),
-        ("NVIDIA_DRIVER_CAPABILITIES", "compute,utility"),
-    ];
-    if flavor.is_devel() {
-        out.push(("LIBRARY_PATH", "/usr/local/cuda/lib64/stubs"));
-    }
-    out
-}
-
 /// Settings only a CUDA build reads: a project built with one of them set
 /// compiles CUDA code.
 const CUDA_BUILD_HINTS: [&str; 4] = [
@@ -1710,13 +1684,18 @@ fn from(file: &Dockerfile, ins: &Instruction, args: &Vars) -> Stage {
             (Base::Unresolved { args }, None)
         }
         _ => {
-            // An image lore knows starts with its own `ENV`s.
-            let base = classify(&image);
-            let vars = image_env(&base)
-                .into_iter()
-                .map(|(name, value)| (name.to_string(), Some(value.to_string())))
-                .collect();
-            (base, Some((None, vars)))
+            // An image the image table knows starts with its own `ENV`s.
+            let vars = images::lookup(&image)
+                .map(|implied| {
+                    implied
+                        .row
+                        .env
+                        .iter()
+                        .map(|(name, value)| (name.clone(), Some(value.clone())))
+                        .collect()
+                })
+                .unwrap_or_default();
+            (classify(&image), Some((None, vars)))
         }
     };
     let (workdir, vars) = inherited.unwrap_or_default();

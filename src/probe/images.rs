@@ -42,6 +42,9 @@ pub struct ImageRow {
     torch_version: String,
     cupti: String,
     nvcc: String,
+    /// The `ENV`s the image's own Dockerfiles set, which a stage built on
+    /// it starts with (`PATH`, `LD_LIBRARY_PATH` …), by name.
+    pub env: Vec<(String, String)>,
     pub sources: Vec<String>,
     pub note: Option<String>,
     /// Line of the row's `[[image]]` header.
@@ -429,6 +432,8 @@ struct RawRow {
     torch_version: String,
     cupti: String,
     nvcc: String,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
     sources: Vec<String>,
     note: Option<String>,
 }
@@ -567,6 +572,20 @@ fn check_row(raw: &RawRow) -> Result<ImageRow, Vec<String>> {
     if raw.torch == "none" && raw.torch_version != "none" {
         bad("`torch_version` must be \"none\" when `torch` is".into());
     }
+    for (name, value) in &raw.env {
+        let shaped = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !shaped {
+            bad(format!(
+                "`env` name `{name}` is not a variable name (letters, digits, `_`)"
+            ));
+        }
+        if value.trim().is_empty() || value.contains(['$', '`']) {
+            bad(format!(
+                "`env.{name}` must be the value the image sets, with nothing left to expand"
+            ));
+        }
+    }
     if raw.sources.is_empty() {
         bad("no `sources`: every fact needs one".into());
     }
@@ -590,6 +609,11 @@ fn check_row(raw: &RawRow) -> Result<ImageRow, Vec<String>> {
         torch_version: raw.torch_version.clone(),
         cupti: raw.cupti.clone(),
         nvcc: raw.nvcc.clone(),
+        env: raw
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
         sources: raw.sources.clone(),
         note: raw.note.clone(),
         line: 0,
@@ -703,6 +727,7 @@ torch = "wheel"
 torch_version = "1"
 cupti = ""
 nvcc = "maybe"
+env = { "1PATH" = "/x", LD_LIBRARY_PATH = "/opt/lib:$LD_LIBRARY_PATH" }
 sources = ["http://example.org"]
 "#;
         let (rows, diagnostics) = parse(text);
@@ -722,6 +747,8 @@ sources = ["http://example.org"]
             "`torch = \"wheel\"`",
             "`nvcc = \"maybe\"`",
             "source `http://example.org`",
+            "`env` name `1PATH`",
+            "`env.LD_LIBRARY_PATH` must be the value the image sets",
         ] {
             assert!(
                 messages.iter().any(|m| m.contains(expected)),
